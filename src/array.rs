@@ -1,0 +1,260 @@
+//! A chunk's values, typed, and the element trait the kernels are generic over.
+
+use half::f16;
+
+use crate::dtype::{DataType, Scalar};
+use crate::error::{Error, Result};
+
+/// A chunk's values in C order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrayData {
+    Int8(Vec<i8>),
+    Int16(Vec<i16>),
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    UInt8(Vec<u8>),
+    UInt16(Vec<u16>),
+    UInt32(Vec<u32>),
+    UInt64(Vec<u64>),
+    Float16(Vec<f16>),
+    Float32(Vec<f32>),
+    Float64(Vec<f64>),
+}
+
+/// Runs `$body` with `$T` bound to the Rust element type of the data type `$dt`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_element_type {
+    ($dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            $crate::dtype::DataType::Int8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::dtype::DataType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::dtype::DataType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::dtype::DataType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::dtype::DataType::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::dtype::DataType::UInt16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::dtype::DataType::UInt32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::dtype::DataType::UInt64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::dtype::DataType::Float16 => {
+                type $T = ::half::f16;
+                $body
+            }
+            $crate::dtype::DataType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::dtype::DataType::Float64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+
+/// A Rust type that holds the elements of one zarr data type.
+pub trait Element: Copy + Send + Sync + std::fmt::Debug + 'static {
+    const DTYPE: DataType;
+    fn read_le(bytes: &[u8]) -> Vec<Self>;
+    fn read_be(bytes: &[u8]) -> Vec<Self>;
+    fn write_le(values: &[Self], out: &mut Vec<u8>);
+    fn write_be(values: &[Self], out: &mut Vec<u8>);
+    fn into_array(values: Vec<Self>) -> ArrayData;
+    fn from_array(array: &ArrayData) -> Option<&[Self]>;
+    fn to_scalar(self) -> Scalar;
+    fn from_scalar(scalar: Scalar) -> Option<Self>;
+}
+
+macro_rules! impl_element {
+    ($T:ty, $variant:ident, $N:expr) => {
+        impl Element for $T {
+            const DTYPE: DataType = DataType::$variant;
+            fn read_le(bytes: &[u8]) -> Vec<Self> {
+                bytes
+                    .chunks_exact($N)
+                    .map(|c| {
+                        let mut b = [0u8; $N];
+                        b.copy_from_slice(c);
+                        <$T>::from_le_bytes(b)
+                    })
+                    .collect()
+            }
+            fn read_be(bytes: &[u8]) -> Vec<Self> {
+                bytes
+                    .chunks_exact($N)
+                    .map(|c| {
+                        let mut b = [0u8; $N];
+                        b.copy_from_slice(c);
+                        <$T>::from_be_bytes(b)
+                    })
+                    .collect()
+            }
+            fn write_le(values: &[Self], out: &mut Vec<u8>) {
+                out.reserve(values.len() * $N);
+                for v in values {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            fn write_be(values: &[Self], out: &mut Vec<u8>) {
+                out.reserve(values.len() * $N);
+                for v in values {
+                    out.extend_from_slice(&v.to_be_bytes());
+                }
+            }
+            fn into_array(values: Vec<Self>) -> ArrayData {
+                ArrayData::$variant(values)
+            }
+            fn from_array(array: &ArrayData) -> Option<&[Self]> {
+                match array {
+                    ArrayData::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn to_scalar(self) -> Scalar {
+                Scalar::$variant(self)
+            }
+            fn from_scalar(scalar: Scalar) -> Option<Self> {
+                match scalar {
+                    Scalar::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+impl_element!(i8, Int8, 1);
+impl_element!(i16, Int16, 2);
+impl_element!(i32, Int32, 4);
+impl_element!(i64, Int64, 8);
+impl_element!(u8, UInt8, 1);
+impl_element!(u16, UInt16, 2);
+impl_element!(u32, UInt32, 4);
+impl_element!(u64, UInt64, 8);
+impl_element!(f16, Float16, 2);
+impl_element!(f32, Float32, 4);
+impl_element!(f64, Float64, 8);
+
+impl ArrayData {
+    pub fn data_type(&self) -> DataType {
+        match self {
+            ArrayData::Int8(_) => DataType::Int8,
+            ArrayData::Int16(_) => DataType::Int16,
+            ArrayData::Int32(_) => DataType::Int32,
+            ArrayData::Int64(_) => DataType::Int64,
+            ArrayData::UInt8(_) => DataType::UInt8,
+            ArrayData::UInt16(_) => DataType::UInt16,
+            ArrayData::UInt32(_) => DataType::UInt32,
+            ArrayData::UInt64(_) => DataType::UInt64,
+            ArrayData::Float16(_) => DataType::Float16,
+            ArrayData::Float32(_) => DataType::Float32,
+            ArrayData::Float64(_) => DataType::Float64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        crate::with_element_type!(self.data_type(), T => self.typed::<T>().map_or(0, <[T]>::len))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values as a slice of `T`, or an error naming both types.
+    pub fn typed<T: Element>(&self) -> Result<&[T]> {
+        T::from_array(self).ok_or_else(|| Error::WrongArrayType {
+            expected: T::DTYPE.name().to_string(),
+            actual: self.data_type().name().to_string(),
+        })
+    }
+
+    /// Reads little-endian element bytes; the byte count must be a whole number of elements.
+    pub fn from_le_bytes(dtype: DataType, bytes: &[u8]) -> Result<ArrayData> {
+        Self::check_whole(dtype, bytes)?;
+        Ok(crate::with_element_type!(dtype, T => T::into_array(T::read_le(bytes))))
+    }
+
+    /// Reads big-endian element bytes; the byte count must be a whole number of elements.
+    pub fn from_be_bytes(dtype: DataType, bytes: &[u8]) -> Result<ArrayData> {
+        Self::check_whole(dtype, bytes)?;
+        Ok(crate::with_element_type!(dtype, T => T::into_array(T::read_be(bytes))))
+    }
+
+    fn check_whole(dtype: DataType, bytes: &[u8]) -> Result<()> {
+        if bytes.len() % dtype.size() != 0 {
+            return Err(Error::ChunkLength {
+                what: "bytes",
+                expected: bytes.len() - bytes.len() % dtype.size(),
+                actual: bytes.len(),
+            });
+        }
+        Ok(())
+    }
+
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        crate::with_element_type!(self.data_type(), T => {
+            if let Ok(v) = self.typed::<T>() {
+                T::write_le(v, &mut out)
+            }
+        });
+        out
+    }
+
+    pub fn to_be_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        crate::with_element_type!(self.data_type(), T => {
+            if let Ok(v) = self.typed::<T>() {
+                T::write_be(v, &mut out)
+            }
+        });
+        out
+    }
+
+    /// A chunk of `len` copies of `value`.
+    pub fn filled(value: Scalar, len: usize) -> ArrayData {
+        match value {
+            Scalar::Int8(v) => ArrayData::Int8(vec![v; len]),
+            Scalar::Int16(v) => ArrayData::Int16(vec![v; len]),
+            Scalar::Int32(v) => ArrayData::Int32(vec![v; len]),
+            Scalar::Int64(v) => ArrayData::Int64(vec![v; len]),
+            Scalar::UInt8(v) => ArrayData::UInt8(vec![v; len]),
+            Scalar::UInt16(v) => ArrayData::UInt16(vec![v; len]),
+            Scalar::UInt32(v) => ArrayData::UInt32(vec![v; len]),
+            Scalar::UInt64(v) => ArrayData::UInt64(vec![v; len]),
+            Scalar::Float16(v) => ArrayData::Float16(vec![v; len]),
+            Scalar::Float32(v) => ArrayData::Float32(vec![v; len]),
+            Scalar::Float64(v) => ArrayData::Float64(vec![v; len]),
+        }
+    }
+
+    /// The element at `index` as a scalar.
+    pub fn get(&self, index: usize) -> Option<Scalar> {
+        crate::with_element_type!(self.data_type(), T => {
+            self.typed::<T>().ok()?.get(index).map(|v| v.to_scalar())
+        })
+    }
+}

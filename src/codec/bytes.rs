@@ -1,0 +1,110 @@
+//! `bytes`: the array -> bytes codec that lays elements out in C order, little or big endian.
+
+use serde_json::{Map, Value};
+
+use crate::array::ArrayData;
+use crate::dtype::DataType;
+use crate::error::{Error, Result};
+
+const CODEC: &str = "bytes";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endian {
+    Little,
+    Big,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bytes {
+    dtype: DataType,
+    endian: Endian,
+    /// Whether the configuration named the endian (single-byte types may leave it out).
+    explicit: bool,
+}
+
+impl Bytes {
+    /// Reads the configuration (absent, or `{"endian": "little" | "big"}`) for elements of
+    /// `dtype`. A missing endian reads as little, as the reference does.
+    pub fn new(configuration: Option<&Value>, dtype: DataType) -> Result<Self> {
+        let empty = Map::new();
+        let config = match configuration {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(map)) => map,
+            Some(other) => {
+                return Err(Error::config(
+                    CODEC,
+                    format!("configuration must be an object, got {other}"),
+                ))
+            }
+        };
+        if let Some(key) = config.keys().find(|k| *k != "endian") {
+            return Err(Error::config(
+                CODEC,
+                format!("unknown key {key:?}; bytes takes \"endian\""),
+            ));
+        }
+        let endian = match config.get("endian") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s == "little" => Some(Endian::Little),
+            Some(Value::String(s)) if s == "big" => Some(Endian::Big),
+            Some(other) => {
+                return Err(Error::config(
+                    CODEC,
+                    format!("endian must be \"little\" or \"big\", got {other}"),
+                ))
+            }
+        };
+        Ok(Self {
+            dtype,
+            endian: endian.unwrap_or(Endian::Little),
+            explicit: endian.is_some(),
+        })
+    }
+
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("name".into(), Value::from(CODEC));
+        if self.explicit || self.dtype.size() > 1 {
+            let mut config = Map::new();
+            let endian = match self.endian {
+                Endian::Little => "little",
+                Endian::Big => "big",
+            };
+            config.insert("endian".into(), Value::from(endian));
+            out.insert("configuration".into(), Value::Object(config));
+        }
+        Value::Object(out)
+    }
+
+    pub fn encode(&self, data: &ArrayData) -> Vec<u8> {
+        match self.endian {
+            Endian::Little => data.to_le_bytes(),
+            Endian::Big => data.to_be_bytes(),
+        }
+    }
+
+    /// Reads a chunk of exactly `len` elements.
+    pub fn decode(&self, bytes: &[u8], len: usize) -> Result<ArrayData> {
+        check_byte_length(bytes.len(), len, self.dtype)?;
+        match self.endian {
+            Endian::Little => ArrayData::from_le_bytes(self.dtype, bytes),
+            Endian::Big => ArrayData::from_be_bytes(self.dtype, bytes),
+        }
+    }
+}
+
+pub(crate) fn check_byte_length(actual: usize, len: usize, dtype: DataType) -> Result<()> {
+    let expected = len.saturating_mul(dtype.size());
+    if actual != expected {
+        return Err(Error::ChunkLength {
+            what: "bytes",
+            expected,
+            actual,
+        });
+    }
+    Ok(())
+}

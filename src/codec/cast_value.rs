@@ -1,0 +1,508 @@
+//! `cast_value`: value conversion between data types. The element conversions are the
+//! reference's own engine (`zarr-cast-value`); this module reads and validates the
+//! configuration, types the scalar_map, and dispatches each (source, target) pair to it.
+
+use half::f16;
+use serde_json::{Map, Value};
+use zarr_cast_value::{
+    convert_slice_float_to_float, convert_slice_float_to_int, convert_slice_int_to_float,
+    convert_slice_int_to_int, CastError, CastFloat, CastInt, CastInto, FloatToFloatConfig,
+    FloatToIntConfig, IntToFloatConfig, IntToIntConfig, MapEntry,
+};
+
+pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
+
+use crate::array::{ArrayData, Element};
+use crate::dtype::{DataType, Scalar};
+use crate::error::{Error, Result};
+
+const CODEC: &str = "cast_value";
+
+/// A cast_value codec bound to the data type of the array it converts (its source).
+#[derive(Debug, Clone)]
+pub struct CastValue {
+    source: DataType,
+    target: DataType,
+    rounding: RoundingMode,
+    out_of_range: Option<OutOfRangeMode>,
+    /// (source value, target value) pairs, in configuration order.
+    encode_map: Vec<(Scalar, Scalar)>,
+    /// (target value, source value) pairs, in configuration order.
+    decode_map: Vec<(Scalar, Scalar)>,
+    /// The scalar_map as configured, written back unchanged.
+    scalar_map_json: Option<Value>,
+}
+
+pub(crate) fn rounding_name(mode: RoundingMode) -> &'static str {
+    match mode {
+        RoundingMode::NearestEven => "nearest-even",
+        RoundingMode::TowardsZero => "towards-zero",
+        RoundingMode::TowardsPositive => "towards-positive",
+        RoundingMode::TowardsNegative => "towards-negative",
+        RoundingMode::NearestAway => "nearest-away",
+    }
+}
+
+impl CastValue {
+    /// Reads `configuration` for an array whose data type is `source`.
+    pub fn new(configuration: Option<&Value>, source: DataType) -> Result<Self> {
+        let config = match configuration {
+            Some(Value::Object(map)) => map,
+            None | Some(Value::Null) => {
+                return Err(Error::config(
+                    CODEC,
+                    "a configuration with \"data_type\" is required",
+                ))
+            }
+            Some(other) => {
+                return Err(Error::config(
+                    CODEC,
+                    format!("configuration must be an object, got {other}"),
+                ))
+            }
+        };
+        const KEYS: [&str; 4] = ["data_type", "rounding", "out_of_range", "scalar_map"];
+        if let Some(key) = config.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(Error::config(
+                CODEC,
+                format!(
+                    "unknown key {key:?}; cast_value takes data_type, rounding, out_of_range \
+                     and scalar_map"
+                ),
+            ));
+        }
+        let target_json = config
+            .get("data_type")
+            .ok_or_else(|| Error::config(CODEC, "\"data_type\" (the target type) is required"))?;
+        let target = DataType::from_json(target_json).map_err(|e| match e {
+            Error::UnsupportedDataType {
+                data_type, reason, ..
+            } => Error::UnsupportedDataType {
+                codec: CODEC,
+                data_type,
+                reason,
+            },
+            other => Error::config(CODEC, format!("target data_type: {other}")),
+        })?;
+        let rounding = match config.get("rounding") {
+            None | Some(Value::Null) => RoundingMode::NearestEven,
+            Some(Value::String(s)) => s.parse().map_err(|_| {
+                Error::config(
+                    CODEC,
+                    format!(
+                        "rounding {s:?} is not one of nearest-even, towards-zero, \
+                         towards-positive, towards-negative, nearest-away"
+                    ),
+                )
+            })?,
+            Some(other) => {
+                return Err(Error::config(
+                    CODEC,
+                    format!("rounding must be a string, got {other}"),
+                ))
+            }
+        };
+        let out_of_range = match config.get("out_of_range") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.parse().map_err(|_| {
+                Error::config(
+                    CODEC,
+                    format!("out_of_range {s:?} is not one of clamp, wrap (or absent, to error)"),
+                )
+            })?),
+            Some(other) => {
+                return Err(Error::config(
+                    CODEC,
+                    format!("out_of_range must be a string, got {other}"),
+                ))
+            }
+        };
+        if out_of_range == Some(OutOfRangeMode::Wrap) && target.is_float() {
+            return Err(Error::config(
+                CODEC,
+                format!(
+                    "out_of_range \"wrap\" is only valid for integer targets, and the target is \
+                     {target}; use \"clamp\" or leave it out"
+                ),
+            ));
+        }
+        let (encode_map, decode_map, scalar_map_json) = match config.get("scalar_map") {
+            None | Some(Value::Null) => (Vec::new(), Vec::new(), None),
+            Some(map) => {
+                let (enc, dec) = parse_scalar_map(map, source, target)?;
+                (enc, dec, Some(map.clone()))
+            }
+        };
+        Ok(Self {
+            source,
+            target,
+            rounding,
+            out_of_range,
+            encode_map,
+            decode_map,
+            scalar_map_json,
+        })
+    }
+
+    pub fn source(&self) -> DataType {
+        self.source
+    }
+
+    pub fn target(&self) -> DataType {
+        self.target
+    }
+
+    pub fn rounding(&self) -> RoundingMode {
+        self.rounding
+    }
+
+    pub fn out_of_range(&self) -> Option<OutOfRangeMode> {
+        self.out_of_range
+    }
+
+    pub fn decode_map(&self) -> &[(Scalar, Scalar)] {
+        &self.decode_map
+    }
+
+    /// The codec's metadata, omitting defaults as the reference does.
+    pub fn to_json(&self) -> Value {
+        let mut config = Map::new();
+        config.insert("data_type".into(), Value::from(self.target.name()));
+        if self.rounding != RoundingMode::NearestEven {
+            config.insert("rounding".into(), Value::from(rounding_name(self.rounding)));
+        }
+        if let Some(mode) = self.out_of_range {
+            let name = match mode {
+                OutOfRangeMode::Clamp => "clamp",
+                OutOfRangeMode::Wrap => "wrap",
+            };
+            config.insert("out_of_range".into(), Value::from(name));
+        }
+        if let Some(map) = &self.scalar_map_json {
+            config.insert("scalar_map".into(), map.clone());
+        }
+        let mut out = Map::new();
+        out.insert("name".into(), Value::from(CODEC));
+        out.insert("configuration".into(), Value::Object(config));
+        Value::Object(out)
+    }
+
+    /// Converts a chunk of the source type to the target type.
+    pub fn encode(&self, data: &ArrayData) -> Result<ArrayData> {
+        self.check_type(data, self.source)?;
+        cast_array(data, self.target, self.settings(&self.encode_map))
+            .map_err(|e| self.cast_error(e, self.source, self.target))
+    }
+
+    /// Converts a chunk of the target type back to the source type.
+    pub fn decode(&self, data: &ArrayData) -> Result<ArrayData> {
+        self.check_type(data, self.target)?;
+        cast_array(data, self.source, self.settings(&self.decode_map))
+            .map_err(|e| self.cast_error(e, self.target, self.source))
+    }
+
+    /// Encodes one value (the fill value on its way down the chain).
+    pub fn encode_scalar(&self, value: Scalar) -> Result<Scalar> {
+        let out = self.encode(&ArrayData::filled(value, 1))?;
+        out.get(0).ok_or_else(|| Error::InvalidMetadata {
+            message: "cast_value produced no fill value".into(),
+        })
+    }
+
+    /// Decodes one value.
+    pub fn decode_scalar(&self, value: Scalar) -> Result<Scalar> {
+        let out = self.decode(&ArrayData::filled(value, 1))?;
+        out.get(0).ok_or_else(|| Error::InvalidMetadata {
+            message: "cast_value produced no value".into(),
+        })
+    }
+
+    fn settings<'a>(&self, map: &'a [(Scalar, Scalar)]) -> Settings<'a> {
+        Settings {
+            map,
+            rounding: self.rounding,
+            out_of_range: self.out_of_range,
+        }
+    }
+
+    fn check_type(&self, data: &ArrayData, expected: DataType) -> Result<()> {
+        if data.data_type() == expected {
+            Ok(())
+        } else {
+            Err(Error::WrongArrayType {
+                expected: expected.name().into(),
+                actual: data.data_type().name().into(),
+            })
+        }
+    }
+
+    fn cast_error(&self, e: CastError, from: DataType, to: DataType) -> Error {
+        Error::Cast {
+            codec: CODEC,
+            message: format!("casting {from} to {to}: {e}"),
+        }
+    }
+}
+
+/// One direction of a scalar_map: (input, output) pairs in configuration order.
+type ScalarMap = Vec<(Scalar, Scalar)>;
+
+/// Reads a scalar_map: `{"encode": [[src, tgt], ...], "decode": [[tgt, src], ...]}`, each
+/// side in its own type. An object `{"src": tgt}` per direction is also read.
+fn parse_scalar_map(
+    value: &Value,
+    source: DataType,
+    target: DataType,
+) -> Result<(ScalarMap, ScalarMap)> {
+    let Value::Object(map) = value else {
+        return Err(Error::config(
+            CODEC,
+            format!("scalar_map must be an object with \"encode\" and/or \"decode\", got {value}"),
+        ));
+    };
+    if let Some(key) = map.keys().find(|k| *k != "encode" && *k != "decode") {
+        return Err(Error::config(
+            CODEC,
+            format!("scalar_map has unknown key {key:?}; it takes \"encode\" and \"decode\""),
+        ));
+    }
+    let direction = |name: &str, from: DataType, to: DataType| -> Result<ScalarMap> {
+        let entry = |k: &Value, v: &Value| -> Result<(Scalar, Scalar)> {
+            let parse = |x: &Value, dt: DataType, side: &str| {
+                Scalar::from_json(dt, x).map_err(|e| {
+                    Error::config(
+                        CODEC,
+                        format!("scalar_map {name} {side} {x} is not representable in {dt}: {e}"),
+                    )
+                })
+            };
+            Ok((parse(k, from, "key")?, parse(v, to, "value")?))
+        };
+        match map.get(name) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(pairs)) => pairs
+                .iter()
+                .map(|pair| match pair.as_array().map(Vec::as_slice) {
+                    Some([k, v]) => entry(k, v),
+                    _ => Err(Error::config(
+                        CODEC,
+                        format!("scalar_map {name} entry {pair} must be a [input, output] pair"),
+                    )),
+                })
+                .collect(),
+            Some(Value::Object(obj)) => obj
+                .iter()
+                .map(|(k, v)| entry(&Value::from(k.as_str()), v))
+                .collect(),
+            Some(other) => Err(Error::config(
+                CODEC,
+                format!("scalar_map {name} must be a list of [input, output] pairs, got {other}"),
+            )),
+        }
+    };
+    Ok((
+        direction("encode", source, target)?,
+        direction("decode", target, source)?,
+    ))
+}
+
+/// What a conversion needs besides its data: the direction's map and the modes.
+#[derive(Clone, Copy)]
+pub(crate) struct Settings<'a> {
+    pub map: &'a [(Scalar, Scalar)],
+    pub rounding: RoundingMode,
+    pub out_of_range: Option<OutOfRangeMode>,
+}
+
+impl Settings<'_> {
+    /// The map typed for one (source, target) pair. Entries were parsed in these types, so
+    /// every one converts.
+    pub(crate) fn entries<S: Element, D: Element>(&self) -> Vec<MapEntry<S, D>> {
+        self.map
+            .iter()
+            .filter_map(|&(s, t)| {
+                Some(MapEntry {
+                    src: S::from_scalar(s)?,
+                    tgt: D::from_scalar(t)?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// An integer type that converts to every data type.
+pub(crate) trait IntSource:
+    Element
+    + CastInt
+    + CastInto<i8>
+    + CastInto<i16>
+    + CastInto<i32>
+    + CastInto<i64>
+    + CastInto<u8>
+    + CastInto<u16>
+    + CastInto<u32>
+    + CastInto<u64>
+    + CastInto<f16>
+    + CastInto<f32>
+    + CastInto<f64>
+{
+}
+impl<T> IntSource for T where
+    T: Element
+        + CastInt
+        + CastInto<i8>
+        + CastInto<i16>
+        + CastInto<i32>
+        + CastInto<i64>
+        + CastInto<u8>
+        + CastInto<u16>
+        + CastInto<u32>
+        + CastInto<u64>
+        + CastInto<f16>
+        + CastInto<f32>
+        + CastInto<f64>
+{
+}
+
+/// A float type that converts to every data type.
+pub(crate) trait FloatSource:
+    Element
+    + CastFloat
+    + CastInto<i8>
+    + CastInto<i16>
+    + CastInto<i32>
+    + CastInto<i64>
+    + CastInto<u8>
+    + CastInto<u16>
+    + CastInto<u32>
+    + CastInto<u64>
+    + CastInto<f16>
+    + CastInto<f32>
+    + CastInto<f64>
+{
+}
+impl<T> FloatSource for T where
+    T: Element
+        + CastFloat
+        + CastInto<i8>
+        + CastInto<i16>
+        + CastInto<i32>
+        + CastInto<i64>
+        + CastInto<u8>
+        + CastInto<u16>
+        + CastInto<u32>
+        + CastInto<u64>
+        + CastInto<f16>
+        + CastInto<f32>
+        + CastInto<f64>
+{
+}
+
+/// Converts `data` to `target` with the engine's slice functions. The output is built in a
+/// fresh buffer and returned only when every element converted.
+pub(crate) fn cast_array(
+    data: &ArrayData,
+    target: DataType,
+    s: Settings<'_>,
+) -> Result<ArrayData, CastError> {
+    match data {
+        ArrayData::Int8(v) => from_int(v, target, s),
+        ArrayData::Int16(v) => from_int(v, target, s),
+        ArrayData::Int32(v) => from_int(v, target, s),
+        ArrayData::Int64(v) => from_int(v, target, s),
+        ArrayData::UInt8(v) => from_int(v, target, s),
+        ArrayData::UInt16(v) => from_int(v, target, s),
+        ArrayData::UInt32(v) => from_int(v, target, s),
+        ArrayData::UInt64(v) => from_int(v, target, s),
+        ArrayData::Float16(v) => from_float(v, target, s),
+        ArrayData::Float32(v) => from_float(v, target, s),
+        ArrayData::Float64(v) => from_float(v, target, s),
+    }
+}
+
+fn from_int<S: IntSource>(
+    src: &[S],
+    target: DataType,
+    s: Settings<'_>,
+) -> Result<ArrayData, CastError> {
+    macro_rules! to_int {
+        ($D:ty) => {{
+            let config = IntToIntConfig {
+                map_entries: s.entries::<S, $D>(),
+                out_of_range: s.out_of_range,
+            };
+            let mut out = vec![<$D>::default(); src.len()];
+            convert_slice_int_to_int(src, &mut out, &config)?;
+            <$D>::into_array(out)
+        }};
+    }
+    macro_rules! to_float {
+        ($D:ty) => {{
+            let config = IntToFloatConfig {
+                map_entries: s.entries::<S, $D>(),
+                rounding: s.rounding,
+                out_of_range: s.out_of_range,
+            };
+            let mut out = vec![<$D>::default(); src.len()];
+            convert_slice_int_to_float(src, &mut out, &config)?;
+            <$D>::into_array(out)
+        }};
+    }
+    Ok(match target {
+        DataType::Int8 => to_int!(i8),
+        DataType::Int16 => to_int!(i16),
+        DataType::Int32 => to_int!(i32),
+        DataType::Int64 => to_int!(i64),
+        DataType::UInt8 => to_int!(u8),
+        DataType::UInt16 => to_int!(u16),
+        DataType::UInt32 => to_int!(u32),
+        DataType::UInt64 => to_int!(u64),
+        DataType::Float16 => to_float!(f16),
+        DataType::Float32 => to_float!(f32),
+        DataType::Float64 => to_float!(f64),
+    })
+}
+
+fn from_float<S: FloatSource>(
+    src: &[S],
+    target: DataType,
+    s: Settings<'_>,
+) -> Result<ArrayData, CastError> {
+    macro_rules! to_int {
+        ($D:ty) => {{
+            let config = FloatToIntConfig {
+                map_entries: s.entries::<S, $D>(),
+                rounding: s.rounding,
+                out_of_range: s.out_of_range,
+            };
+            let mut out = vec![<$D>::default(); src.len()];
+            convert_slice_float_to_int(src, &mut out, &config)?;
+            <$D>::into_array(out)
+        }};
+    }
+    macro_rules! to_float {
+        ($D:ty) => {{
+            let config = FloatToFloatConfig {
+                map_entries: s.entries::<S, $D>(),
+                rounding: s.rounding,
+                out_of_range: s.out_of_range,
+            };
+            let mut out = vec![<$D>::default(); src.len()];
+            convert_slice_float_to_float(src, &mut out, &config)?;
+            <$D>::into_array(out)
+        }};
+    }
+    Ok(match target {
+        DataType::Int8 => to_int!(i8),
+        DataType::Int16 => to_int!(i16),
+        DataType::Int32 => to_int!(i32),
+        DataType::Int64 => to_int!(i64),
+        DataType::UInt8 => to_int!(u8),
+        DataType::UInt16 => to_int!(u16),
+        DataType::UInt32 => to_int!(u32),
+        DataType::UInt64 => to_int!(u64),
+        DataType::Float16 => to_float!(f16),
+        DataType::Float32 => to_float!(f32),
+        DataType::Float64 => to_float!(f64),
+    })
+}

@@ -1,0 +1,367 @@
+//! The codecs and the chain that runs them over one chunk.
+//!
+//! A chain is built once from array metadata (data type, fill value, codecs, chunk shape), which
+//! validates everything; encode and decode then only check the chunk they are given.
+
+pub mod bytes;
+pub mod cast_value;
+mod fused;
+pub mod scale_offset;
+
+use serde_json::Value;
+
+use crate::array::ArrayData;
+use crate::dtype::{DataType, Scalar};
+use crate::error::{Error, Result};
+
+pub use bytes::{Bytes, Endian};
+pub use cast_value::CastValue;
+pub use fused::FusedDecode;
+pub use scale_offset::ScaleOffset;
+
+/// Splits a codec's metadata into its name and configuration: `"name"` or
+/// `{"name": ..., "configuration": {...}, "must_understand": bool}`.
+pub fn codec_name_and_config(codec: &Value) -> Result<(&str, Option<&Value>)> {
+    match codec {
+        Value::String(name) => Ok((name, None)),
+        Value::Object(map) => {
+            let name =
+                map.get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| Error::InvalidMetadata {
+                        message: format!("codec {codec} has no \"name\" string"),
+                    })?;
+            if let Some(key) = map
+                .keys()
+                .find(|k| !matches!(k.as_str(), "name" | "configuration" | "must_understand"))
+            {
+                return Err(Error::InvalidMetadata {
+                    message: format!("codec {name} has unknown key {key:?}"),
+                });
+            }
+            Ok((name, map.get("configuration")))
+        }
+        other => Err(Error::InvalidMetadata {
+            message: format!("a codec must be a name or an object, got {other}"),
+        }),
+    }
+}
+
+/// An array -> array codec, bound to the data type it receives when encoding.
+#[derive(Debug, Clone)]
+pub enum ArrayCodec {
+    ScaleOffset(ScaleOffset),
+    CastValue(CastValue),
+}
+
+impl ArrayCodec {
+    /// Builds the named array -> array codec for arrays of `dtype`; `None` if `name` is not
+    /// an array -> array codec this package implements.
+    pub fn new(name: &str, configuration: Option<&Value>, dtype: DataType) -> Option<Result<Self>> {
+        match name {
+            "scale_offset" => Some(ScaleOffset::new(configuration, dtype).map(Self::ScaleOffset)),
+            "cast_value" => Some(CastValue::new(configuration, dtype).map(Self::CastValue)),
+            _ => None,
+        }
+    }
+
+    /// The data type this codec's encode output has.
+    pub fn encoded_type(&self) -> DataType {
+        match self {
+            ArrayCodec::ScaleOffset(c) => c.data_type(),
+            ArrayCodec::CastValue(c) => c.target(),
+        }
+    }
+
+    pub fn encode(&self, data: &ArrayData) -> Result<ArrayData> {
+        match self {
+            ArrayCodec::ScaleOffset(c) => c.encode(data),
+            ArrayCodec::CastValue(c) => c.encode(data),
+        }
+    }
+
+    pub fn decode(&self, data: &ArrayData) -> Result<ArrayData> {
+        match self {
+            ArrayCodec::ScaleOffset(c) => c.decode(data),
+            ArrayCodec::CastValue(c) => c.decode(data),
+        }
+    }
+
+    /// The fill value as this codec passes it to the next one.
+    pub fn encode_fill(&self, fill: Scalar) -> Result<Scalar> {
+        let name = self.name();
+        match self {
+            ArrayCodec::ScaleOffset(c) => c.encode_scalar(fill),
+            ArrayCodec::CastValue(c) => c.encode_scalar(fill),
+        }
+        .map_err(|e| Error::InvalidMetadata {
+            message: format!(
+                "the fill value {} cannot pass through {name}: {e}",
+                fill.to_json()
+            ),
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            ArrayCodec::ScaleOffset(_) => "scale_offset",
+            ArrayCodec::CastValue(_) => "cast_value",
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        match self {
+            ArrayCodec::ScaleOffset(c) => c.to_json(),
+            ArrayCodec::CastValue(c) => c.to_json(),
+        }
+    }
+}
+
+/// The codecs of one array, ready to encode and decode its chunks.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    data_type: DataType,
+    fill_value: Scalar,
+    chunk_shape: Vec<usize>,
+    len: usize,
+    array_codecs: Vec<ArrayCodec>,
+    bytes: Bytes,
+    encoded_fill_value: Scalar,
+    fill_round_trips: bool,
+    fused: Option<FusedDecode>,
+}
+
+impl Chain {
+    /// Builds a chain from array metadata: `data_type`, `fill_value`, the `codecs` list and
+    /// the chunk shape.
+    pub fn new(
+        data_type: &Value,
+        fill_value: &Value,
+        codecs: &Value,
+        chunk_shape: &[usize],
+    ) -> Result<Self> {
+        let data_type = DataType::from_json(data_type)?;
+        let fill_value = match fill_value {
+            Value::Null => data_type.default_scalar(),
+            v => Scalar::from_json(data_type, v).map_err(|e| Error::InvalidMetadata {
+                message: format!("fill_value: {e}"),
+            })?,
+        };
+        let len = chunk_shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| Error::InvalidMetadata {
+                message: format!(
+                    "chunk shape {chunk_shape:?} has more elements than fit in memory"
+                ),
+            })?;
+        let Value::Array(list) = codecs else {
+            return Err(Error::InvalidMetadata {
+                message: format!("codecs must be a list, got {codecs}"),
+            });
+        };
+
+        let mut array_codecs = Vec::new();
+        let mut dtype = data_type;
+        let mut fill = fill_value;
+        let mut bytes = None;
+        for codec in list {
+            let (name, config) = codec_name_and_config(codec)?;
+            if let Some(built) = ArrayCodec::new(name, config, dtype) {
+                if bytes.is_some() {
+                    return Err(Error::InvalidMetadata {
+                        message: format!("array -> array codec {name} comes after the bytes codec"),
+                    });
+                }
+                let built = built?;
+                fill = built.encode_fill(fill)?;
+                dtype = built.encoded_type();
+                array_codecs.push(built);
+            } else if name == "bytes" {
+                if bytes.is_some() {
+                    return Err(Error::InvalidMetadata {
+                        message: "codecs has more than one array -> bytes codec".into(),
+                    });
+                }
+                bytes = Some(Bytes::new(config, dtype)?);
+            } else {
+                return Err(Error::UnknownCodec {
+                    name: name.to_string(),
+                });
+            }
+        }
+        let bytes = bytes.ok_or_else(|| Error::InvalidMetadata {
+            message: "codecs has no array -> bytes codec (such as bytes)".into(),
+        })?;
+        let fused = FusedDecode::plan(data_type, &array_codecs, &bytes);
+        let mut chain = Self {
+            data_type,
+            fill_value,
+            chunk_shape: chunk_shape.to_vec(),
+            len,
+            array_codecs,
+            bytes,
+            encoded_fill_value: fill,
+            fill_round_trips: false,
+            fused,
+        };
+        chain.fill_round_trips = chain
+            .decode_array(ArrayData::filled(fill, 1))
+            .ok()
+            .and_then(|back| back.get(0))
+            .is_some_and(|back| same_value(back, fill_value));
+        Ok(chain)
+    }
+
+    /// Builds a chain from a JSON object with `data_type`, `fill_value`, `codecs` and either
+    /// `chunk_shape` or zarr v3's `chunk_grid` (a regular grid).
+    pub fn from_metadata(meta: &Value) -> Result<Self> {
+        let field = |name: &str| {
+            meta.get(name).ok_or_else(|| Error::InvalidMetadata {
+                message: format!("array metadata has no {name:?}"),
+            })
+        };
+        let shape = match meta.get("chunk_shape") {
+            Some(shape) => shape,
+            None => meta
+                .pointer("/chunk_grid/configuration/chunk_shape")
+                .ok_or_else(|| Error::InvalidMetadata {
+                    message: "array metadata has neither chunk_shape nor a regular chunk_grid"
+                        .into(),
+                })?,
+        };
+        let chunk_shape = parse_shape(shape)?;
+        Self::new(
+            field("data_type")?,
+            meta.get("fill_value").unwrap_or(&Value::Null),
+            field("codecs")?,
+            &chunk_shape,
+        )
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    pub fn fill_value(&self) -> Scalar {
+        self.fill_value
+    }
+
+    pub fn chunk_shape(&self) -> &[usize] {
+        &self.chunk_shape
+    }
+
+    /// Elements per chunk.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The data type the array -> bytes codec stores.
+    pub fn encoded_data_type(&self) -> DataType {
+        self.array_codecs
+            .last()
+            .map_or(self.data_type, ArrayCodec::encoded_type)
+    }
+
+    /// The fill value after every array -> array codec (what a chunk of fill values stores).
+    pub fn encoded_fill_value(&self) -> Scalar {
+        self.encoded_fill_value
+    }
+
+    /// Whether the encoded fill value decodes back to the fill value. When it does not, a
+    /// chunk written full of fill values reads back differently from a missing chunk.
+    pub fn fill_value_round_trips(&self) -> bool {
+        self.fill_round_trips
+    }
+
+    pub fn array_codecs(&self) -> &[ArrayCodec] {
+        &self.array_codecs
+    }
+
+    /// Whether decode takes the one-pass path.
+    pub fn is_fused(&self) -> bool {
+        self.fused.is_some()
+    }
+
+    /// The codecs' metadata as this package writes it.
+    pub fn codecs_json(&self) -> Value {
+        let mut list: Vec<Value> = self.array_codecs.iter().map(ArrayCodec::to_json).collect();
+        list.push(self.bytes.to_json());
+        Value::Array(list)
+    }
+
+    /// Encodes a chunk of the array's values to stored bytes. Either every element encodes or
+    /// an error is returned and nothing is produced.
+    pub fn encode(&self, values: &ArrayData) -> Result<Vec<u8>> {
+        if values.data_type() != self.data_type {
+            return Err(Error::WrongArrayType {
+                expected: self.data_type.name().into(),
+                actual: values.data_type().name().into(),
+            });
+        }
+        if values.len() != self.len {
+            return Err(Error::ChunkLength {
+                what: "elements",
+                expected: self.len,
+                actual: values.len(),
+            });
+        }
+        let mut current: Option<ArrayData> = None;
+        for codec in &self.array_codecs {
+            let next = codec.encode(current.as_ref().unwrap_or(values))?;
+            current = Some(next);
+        }
+        Ok(self.bytes.encode(current.as_ref().unwrap_or(values)))
+    }
+
+    /// Decodes stored bytes to the array's values.
+    pub fn decode(&self, bytes: &[u8]) -> Result<ArrayData> {
+        if let Some(fused) = &self.fused {
+            return fused.decode(bytes, self.len);
+        }
+        self.decode_unfused(bytes)
+    }
+
+    /// Decodes codec by codec, with an intermediate array per codec (the reference's order).
+    pub fn decode_unfused(&self, bytes: &[u8]) -> Result<ArrayData> {
+        let stored = self.bytes.decode(bytes, self.len)?;
+        self.decode_array(stored)
+    }
+
+    fn decode_array(&self, mut data: ArrayData) -> Result<ArrayData> {
+        for codec in self.array_codecs.iter().rev() {
+            data = codec.decode(&data)?;
+        }
+        Ok(data)
+    }
+}
+
+/// Equal values, with every NaN equal to every NaN of the same type.
+fn same_value(a: Scalar, b: Scalar) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) if x.is_nan() && y.is_nan() => a.data_type() == b.data_type(),
+        _ => a == b,
+    }
+}
+
+/// A shape: a list of non-negative integers.
+pub fn parse_shape(value: &Value) -> Result<Vec<usize>> {
+    let Value::Array(dims) = value else {
+        return Err(Error::InvalidMetadata {
+            message: format!("a shape must be a list of integers, got {value}"),
+        });
+    };
+    dims.iter()
+        .map(|d| {
+            d.as_u64()
+                .and_then(|d| usize::try_from(d).ok())
+                .ok_or_else(|| Error::InvalidMetadata {
+                    message: format!("shape entry {d} is not a non-negative integer"),
+                })
+        })
+        .collect()
+}

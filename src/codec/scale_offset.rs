@@ -1,0 +1,289 @@
+//! `scale_offset`: encode `(x - offset) * scale`, decode `x / scale + offset`, in the array's own
+//! data type. Floats compute in their own precision; integers compute exactly and refuse results
+//! that leave the type or that division cannot give exactly.
+
+use half::f16;
+use serde_json::{Map, Value};
+
+use crate::array::{ArrayData, Element};
+use crate::dtype::{DataType, Scalar};
+use crate::error::{Error, Result};
+use crate::float::{self, Float};
+
+const CODEC: &str = "scale_offset";
+
+/// A scale_offset codec bound to the data type of the array it transforms.
+#[derive(Debug, Clone)]
+pub struct ScaleOffset {
+    dtype: DataType,
+    /// The JSON scalars as configured, kept to write the configuration back unchanged.
+    offset_json: Option<Value>,
+    scale_json: Option<Value>,
+    offset: Scalar,
+    scale: Scalar,
+}
+
+impl ScaleOffset {
+    /// Reads `configuration` (absent, `null` or an object with optional `offset` and `scale`)
+    /// for an array of `dtype`.
+    pub fn new(configuration: Option<&Value>, dtype: DataType) -> Result<Self> {
+        let empty = Map::new();
+        let config = match configuration {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(map)) => map,
+            Some(other) => {
+                return Err(Error::config(
+                    CODEC,
+                    format!("configuration must be an object, got {other}"),
+                ))
+            }
+        };
+        if let Some(key) = config.keys().find(|k| *k != "offset" && *k != "scale") {
+            return Err(Error::config(
+                CODEC,
+                format!("unknown key {key:?}; scale_offset takes \"offset\" and \"scale\""),
+            ));
+        }
+        let parse = |name: &str, default: i64| -> Result<(Option<Value>, Scalar)> {
+            match config.get(name) {
+                None => Ok((None, Scalar::from_json(dtype, &Value::from(default))?)),
+                Some(v @ (Value::Number(_) | Value::String(_) | Value::Bool(_))) => {
+                    let scalar = Scalar::from_json(dtype, v).map_err(|e| {
+                        Error::config(
+                            CODEC,
+                            format!("{name} {v} is not representable in {dtype}: {e}"),
+                        )
+                    })?;
+                    Ok((Some(v.clone()), scalar))
+                }
+                Some(v) => Err(Error::config(
+                    CODEC,
+                    format!("{name} must be a number or a string, got {v}"),
+                )),
+            }
+        };
+        let (offset_json, offset) = parse("offset", 0)?;
+        let (scale_json, scale) = parse("scale", 1)?;
+        let is_zero = scale
+            .as_i128()
+            .map_or_else(|| scale.as_f64().is_some_and(|v| v == 0.0), |v| v == 0);
+        if is_zero {
+            return Err(Error::config(CODEC, "scale must be non-zero"));
+        }
+        Ok(Self {
+            dtype,
+            offset_json,
+            scale_json,
+            offset,
+            scale,
+        })
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.dtype
+    }
+
+    pub fn offset(&self) -> Scalar {
+        self.offset
+    }
+
+    pub fn scale(&self) -> Scalar {
+        self.scale
+    }
+
+    /// The codec's metadata, omitting default values as the reference does.
+    pub fn to_json(&self) -> Value {
+        let is_default = |v: &Option<Value>, scalar: Scalar, default: i64| {
+            v.is_none() || Scalar::from_json(self.dtype, &Value::from(default)).ok() == Some(scalar)
+        };
+        let mut config = Map::new();
+        if !is_default(&self.offset_json, self.offset, 0) {
+            config.insert(
+                "offset".into(),
+                self.offset_json.clone().unwrap_or(Value::Null),
+            );
+        }
+        if !is_default(&self.scale_json, self.scale, 1) {
+            config.insert(
+                "scale".into(),
+                self.scale_json.clone().unwrap_or(Value::Null),
+            );
+        }
+        let mut out = Map::new();
+        out.insert("name".into(), Value::from(CODEC));
+        if !config.is_empty() {
+            out.insert("configuration".into(), Value::Object(config));
+        }
+        Value::Object(out)
+    }
+
+    /// True when encode and decode are the identity (offset 0, scale 1).
+    pub fn is_identity(&self) -> bool {
+        let zero = self.dtype.default_scalar();
+        let one = Scalar::from_json(self.dtype, &Value::from(1)).ok();
+        self.offset == zero && Some(self.scale) == one
+    }
+
+    pub fn encode(&self, data: &ArrayData) -> Result<ArrayData> {
+        self.run(data, Direction::Encode)
+    }
+
+    pub fn decode(&self, data: &ArrayData) -> Result<ArrayData> {
+        self.run(data, Direction::Decode)
+    }
+
+    /// Encodes one value (the fill value on its way down the chain).
+    pub fn encode_scalar(&self, value: Scalar) -> Result<Scalar> {
+        let out = self.encode(&ArrayData::filled(value, 1))?;
+        out.get(0).ok_or_else(|| Error::InvalidMetadata {
+            message: "scale_offset produced no fill value".into(),
+        })
+    }
+
+    fn run(&self, data: &ArrayData, dir: Direction) -> Result<ArrayData> {
+        if data.data_type() != self.dtype {
+            return Err(Error::WrongArrayType {
+                expected: self.dtype.name().into(),
+                actual: data.data_type().name().into(),
+            });
+        }
+        macro_rules! int {
+            ($T:ty) => {
+                int_kernel::<$T>(data.typed()?, self.offset, self.scale, dir).map(<$T>::into_array)
+            };
+        }
+        macro_rules! flt {
+            ($T:ty) => {
+                Ok(<$T>::into_array(float_kernel::<$T>(
+                    data.typed()?,
+                    self.offset,
+                    self.scale,
+                    dir,
+                )))
+            };
+        }
+        match self.dtype {
+            DataType::Int8 => int!(i8),
+            DataType::Int16 => int!(i16),
+            DataType::Int32 => int!(i32),
+            DataType::Int64 => int!(i64),
+            DataType::UInt8 => int!(u8),
+            DataType::UInt16 => int!(u16),
+            DataType::UInt32 => int!(u32),
+            DataType::UInt64 => int!(u64),
+            DataType::Float16 => flt!(f16),
+            DataType::Float32 => flt!(f32),
+            DataType::Float64 => flt!(f64),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Encode,
+    Decode,
+}
+
+/// Decodes one float: `x / scale + offset` in `T`, with the reference's NaN results.
+#[inline(always)]
+pub(crate) fn decode_float<T: Float>(x: T, offset: T, scale: T) -> T {
+    float::add(float::div(x, scale), offset)
+}
+
+#[inline(always)]
+fn encode_float<T: Float>(x: T, offset: T, scale: T) -> T {
+    float::mul(float::sub(x, offset), scale)
+}
+
+fn float_kernel<T: Float>(values: &[T], offset: Scalar, scale: Scalar, dir: Direction) -> Vec<T> {
+    // The codec was validated for T, so both scalars are T values.
+    let (Some(offset), Some(scale)) = (T::from_scalar(offset), T::from_scalar(scale)) else {
+        return Vec::new();
+    };
+    match dir {
+        Direction::Encode => values
+            .iter()
+            .map(|&x| encode_float(x, offset, scale))
+            .collect(),
+        Direction::Decode => values
+            .iter()
+            .map(|&x| decode_float(x, offset, scale))
+            .collect(),
+    }
+}
+
+/// Integer element types, computed exactly in i128.
+trait Int: Element {
+    fn to_i128(self) -> i128;
+    fn from_i128(v: i128) -> Option<Self>;
+}
+
+macro_rules! impl_int {
+    ($($T:ty),*) => {$(
+        impl Int for $T {
+            #[inline(always)]
+            fn to_i128(self) -> i128 {
+                self as i128
+            }
+            #[inline(always)]
+            fn from_i128(v: i128) -> Option<Self> {
+                <$T>::try_from(v).ok()
+            }
+        }
+    )*};
+}
+impl_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+fn int_kernel<T: Int>(
+    values: &[T],
+    offset: Scalar,
+    scale: Scalar,
+    dir: Direction,
+) -> Result<Vec<T>> {
+    let offset = offset.as_i128().unwrap_or(0);
+    let scale = scale.as_i128().unwrap_or(1);
+    let out_of_range = |value: String| {
+        let (lo, hi) = T::DTYPE.int_range().unwrap_or((0, 0));
+        Error::Overflow {
+            codec: CODEC,
+            message: format!(
+                "{value} is outside the {} range [{lo}, {hi}] (offset {offset}, scale {scale}); \
+                 choose an offset and scale that keep every value in range",
+                T::DTYPE
+            ),
+        }
+    };
+    match dir {
+        Direction::Encode => values
+            .iter()
+            .map(|&x| {
+                let shifted = x.to_i128() - offset;
+                shifted
+                    .checked_mul(scale)
+                    .and_then(T::from_i128)
+                    .ok_or_else(|| out_of_range(format!("({} - {offset}) * {scale}", x.to_i128())))
+            })
+            .collect(),
+        Direction::Decode => {
+            // As the reference does: exactness over the whole chunk first, then range.
+            if let Some(x) = values.iter().find(|x| x.to_i128() % scale != 0) {
+                return Err(Error::InexactDivision {
+                    message: format!(
+                        "stored value {} is not a multiple of scale {scale}, so decoding it \
+                         would need a fraction that {} cannot hold",
+                        x.to_i128(),
+                        T::DTYPE
+                    ),
+                });
+            }
+            values
+                .iter()
+                .map(|&x| {
+                    T::from_i128(x.to_i128() / scale + offset).ok_or_else(|| {
+                        out_of_range(format!("{} / {scale} + {offset}", x.to_i128()))
+                    })
+                })
+                .collect()
+        }
+    }
+}

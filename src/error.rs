@@ -1,0 +1,129 @@
+//! The crate's one error type. Every variant carries enough context to say what to change.
+
+use std::fmt;
+
+/// An error from building or running a codec chain.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// A data type name that is not a zarr v3 data type this package knows.
+    UnknownDataType { name: String },
+    /// A real data type that a codec cannot work with (complex, bool, ...).
+    UnsupportedDataType {
+        codec: &'static str,
+        data_type: String,
+        reason: String,
+    },
+    /// A codec name this package does not implement.
+    UnknownCodec { name: String },
+    /// Codec metadata that is malformed or invalid for the array.
+    InvalidConfig {
+        codec: &'static str,
+        message: String,
+    },
+    /// A JSON scalar (fill value, scale, offset, scalar_map entry) that is not a value of its type.
+    InvalidScalar {
+        data_type: String,
+        value: String,
+        reason: String,
+    },
+    /// Array metadata (data type, fill value, shape) that is malformed.
+    InvalidMetadata { message: String },
+    /// A value that cannot be cast to the target type under the configured modes.
+    Cast {
+        codec: &'static str,
+        message: String,
+    },
+    /// Integer arithmetic whose result leaves the array's data type.
+    Overflow {
+        codec: &'static str,
+        message: String,
+    },
+    /// Integer decoding that would need a fractional result.
+    InexactDivision { message: String },
+    /// A chunk whose byte or element count does not match its shape and data type.
+    ChunkLength {
+        what: &'static str,
+        expected: usize,
+        actual: usize,
+    },
+    /// A chunk whose values are not of the type the codec expects.
+    WrongArrayType { expected: String, actual: String },
+}
+
+impl Error {
+    /// A stable, machine-readable code (what JavaScript sees as `error.code`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::UnknownDataType { .. } => "UNKNOWN_DATA_TYPE",
+            Error::UnsupportedDataType { .. } => "UNSUPPORTED_DATA_TYPE",
+            Error::UnknownCodec { .. } => "UNKNOWN_CODEC",
+            Error::InvalidConfig { .. } => "INVALID_CONFIG",
+            Error::InvalidScalar { .. } => "INVALID_SCALAR",
+            Error::InvalidMetadata { .. } => "INVALID_METADATA",
+            Error::Cast { .. } => "CAST",
+            Error::Overflow { .. } => "OVERFLOW",
+            Error::InexactDivision { .. } => "INEXACT_DIVISION",
+            Error::ChunkLength { .. } => "CHUNK_LENGTH",
+            Error::WrongArrayType { .. } => "WRONG_ARRAY_TYPE",
+        }
+    }
+
+    pub(crate) fn config(codec: &'static str, message: impl Into<String>) -> Self {
+        Error::InvalidConfig {
+            codec,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownDataType { name } => write!(
+                f,
+                "unknown data type {name:?}: expected one of int8, int16, int32, int64, uint8, \
+                 uint16, uint32, uint64, float16, float32, float64"
+            ),
+            Error::UnsupportedDataType {
+                codec,
+                data_type,
+                reason,
+            } => write!(
+                f,
+                "{codec} codec does not support data type {data_type}: {reason}"
+            ),
+            Error::UnknownCodec { name } => write!(
+                f,
+                "unknown codec {name:?}: this package implements scale_offset, cast_value and bytes"
+            ),
+            Error::InvalidConfig { codec, message } => {
+                write!(f, "invalid {codec} configuration: {message}")
+            }
+            Error::InvalidScalar {
+                data_type,
+                value,
+                reason,
+            } => write!(f, "{value} is not a valid {data_type} value: {reason}"),
+            Error::InvalidMetadata { message } => write!(f, "invalid array metadata: {message}"),
+            Error::Cast { codec, message } => write!(f, "{codec}: {message}"),
+            Error::Overflow { codec, message } => write!(f, "{codec}: {message}"),
+            Error::InexactDivision { message } => write!(f, "scale_offset: {message}"),
+            Error::ChunkLength {
+                what,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "chunk has {actual} {what} but its shape and data type need {expected}"
+            ),
+            Error::WrongArrayType { expected, actual } => write!(
+                f,
+                "chunk holds {actual} values but this codec expects {expected} values"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

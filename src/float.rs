@@ -1,0 +1,168 @@
+//! Float arithmetic with the NaN results of the reference's hardware.
+//!
+//! IEEE 754 fixes every finite and infinite result, but leaves NaN payloads to the platform, and
+//! WebAssembly may return any NaN. The reference (numpy on x86-64) returns the first NaN operand,
+//! made quiet, or, for an invalid operation such as `inf - inf`, the "default NaN" with the sign
+//! bit set. Doing the same here makes native and wasm results bit-identical to it. The common
+//! case pays one well-predicted branch: only a NaN result looks at the operands.
+
+use half::f16;
+
+use crate::array::Element;
+
+/// A float element type with IEEE basic arithmetic.
+pub trait Float: Element + PartialOrd {
+    fn is_nan(self) -> bool;
+    /// The same NaN with its quiet bit set.
+    fn quiet(self) -> Self;
+    /// x86's default NaN for invalid operations (negative, quiet, zero payload).
+    fn default_nan() -> Self;
+    fn raw_add(self, rhs: Self) -> Self;
+    fn raw_sub(self, rhs: Self) -> Self;
+    fn raw_mul(self, rhs: Self) -> Self;
+    fn raw_div(self, rhs: Self) -> Self;
+}
+
+#[inline(always)]
+fn nan_result<T: Float>(a: T, b: T, r: T) -> T {
+    if !r.is_nan() {
+        r
+    } else if a.is_nan() {
+        a.quiet()
+    } else if b.is_nan() {
+        b.quiet()
+    } else {
+        T::default_nan()
+    }
+}
+
+#[inline(always)]
+pub fn add<T: Float>(a: T, b: T) -> T {
+    nan_result(a, b, a.raw_add(b))
+}
+#[inline(always)]
+pub fn sub<T: Float>(a: T, b: T) -> T {
+    nan_result(a, b, a.raw_sub(b))
+}
+#[inline(always)]
+pub fn mul<T: Float>(a: T, b: T) -> T {
+    nan_result(a, b, a.raw_mul(b))
+}
+#[inline(always)]
+pub fn div<T: Float>(a: T, b: T) -> T {
+    nan_result(a, b, a.raw_div(b))
+}
+
+impl Float for f64 {
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    #[inline(always)]
+    fn quiet(self) -> Self {
+        f64::from_bits(self.to_bits() | 0x0008_0000_0000_0000)
+    }
+    #[inline(always)]
+    fn default_nan() -> Self {
+        f64::from_bits(0xfff8_0000_0000_0000)
+    }
+    #[inline(always)]
+    fn raw_add(self, rhs: Self) -> Self {
+        self + rhs
+    }
+    #[inline(always)]
+    fn raw_sub(self, rhs: Self) -> Self {
+        self - rhs
+    }
+    #[inline(always)]
+    fn raw_mul(self, rhs: Self) -> Self {
+        self * rhs
+    }
+    #[inline(always)]
+    fn raw_div(self, rhs: Self) -> Self {
+        self / rhs
+    }
+}
+
+impl Float for f32 {
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    #[inline(always)]
+    fn quiet(self) -> Self {
+        f32::from_bits(self.to_bits() | 0x0040_0000)
+    }
+    #[inline(always)]
+    fn default_nan() -> Self {
+        f32::from_bits(0xffc0_0000)
+    }
+    #[inline(always)]
+    fn raw_add(self, rhs: Self) -> Self {
+        self + rhs
+    }
+    #[inline(always)]
+    fn raw_sub(self, rhs: Self) -> Self {
+        self - rhs
+    }
+    #[inline(always)]
+    fn raw_mul(self, rhs: Self) -> Self {
+        self * rhs
+    }
+    #[inline(always)]
+    fn raw_div(self, rhs: Self) -> Self {
+        self / rhs
+    }
+}
+
+/// f16 -> f32 as x86's F16C does it: exact; NaNs keep sign and payload and become quiet.
+#[inline(always)]
+pub fn f16_to_f32(v: f16) -> f32 {
+    if v.is_nan() {
+        let b = u32::from(v.to_bits());
+        f32::from_bits(((b & 0x8000) << 16) | 0x7fc0_0000 | ((b & 0x01ff) << 13))
+    } else {
+        v.to_f32()
+    }
+}
+
+/// f32 -> f16, nearest-even; NaNs keep sign and the top payload bits and become quiet.
+#[inline(always)]
+pub fn f32_to_f16(v: f32) -> f16 {
+    if v.is_nan() {
+        let b = v.to_bits();
+        f16::from_bits((((b >> 16) & 0x8000) as u16) | 0x7e00 | (((b >> 13) & 0x01ff) as u16))
+    } else {
+        f16::from_f32(v)
+    }
+}
+
+/// numpy computes float16 arithmetic in float32 and rounds each result back to float16, which
+/// for +, -, *, / equals the correctly rounded float16 operation.
+macro_rules! f16_via_f32 {
+    ($name:ident, $op:ident) => {
+        #[inline(always)]
+        fn $name(self, rhs: Self) -> Self {
+            f32_to_f16($op(f16_to_f32(self), f16_to_f32(rhs)))
+        }
+    };
+}
+
+impl Float for f16 {
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f16::is_nan(self)
+    }
+    #[inline(always)]
+    fn quiet(self) -> Self {
+        f16::from_bits(self.to_bits() | 0x0200)
+    }
+    #[inline(always)]
+    fn default_nan() -> Self {
+        f16::from_bits(0xfe00)
+    }
+    f16_via_f32!(raw_add, add);
+    f16_via_f32!(raw_sub, sub);
+    f16_via_f32!(raw_mul, mul);
+    f16_via_f32!(raw_div, div);
+}

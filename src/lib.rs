@@ -1,0 +1,20 @@
+//! Exact zarr v3 `scale_offset` and `cast_value` codecs, zarr v3 numeric data types and their
+//! JSON scalars, for JavaScript zarr clients through WebAssembly.
+//!
+//! All semantics live here and are tested natively; `wasm.rs` only moves chunks across the
+//! JavaScript boundary.
+//!
+//! - [`dtype`]: data types, scalars and their JSON (fill values, "NaN", "Infinity", hex bits).
+//! - [`array`]: a chunk's typed values.
+//! - [`codec`]: `scale_offset`, `cast_value`, `bytes`, and the [`codec::Chain`] that runs them.
+
+pub mod array;
+pub mod codec;
+pub mod dtype;
+pub mod error;
+mod float;
+
+pub use array::ArrayData;
+pub use codec::Chain;
+pub use dtype::{DataType, Scalar};
+pub use error::{Error, Result};

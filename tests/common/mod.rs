@@ -1,0 +1,66 @@
+//! Shared helpers for the fixture-driven tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+pub fn fixture(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub fn unhex(s: &str) -> Vec<u8> {
+    assert!(s.len() % 2 == 0, "odd hex string {s}");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digit"))
+        .collect()
+}
+
+/// A field that is either absent, null, or a string.
+pub fn opt_str<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Prints every failure and fails the test once, with a count.
+pub struct Failures {
+    items: Vec<String>,
+    pub checked: usize,
+}
+
+impl Failures {
+    pub fn new() -> Self {
+        Self {
+            items: Vec::new(),
+            checked: 0,
+        }
+    }
+    pub fn check(&mut self, ok: bool, msg: impl FnOnce() -> String) {
+        self.checked += 1;
+        if !ok {
+            self.items.push(msg());
+        }
+    }
+    pub fn finish(self, what: &str) {
+        for item in self.items.iter().take(60) {
+            eprintln!("FAIL {item}");
+        }
+        assert!(
+            self.items.is_empty(),
+            "{what}: {} of {} checks failed",
+            self.items.len(),
+            self.checked
+        );
+        eprintln!("{what}: {} checks passed", self.checked);
+    }
+}
