@@ -1,10 +1,13 @@
 //! Float arithmetic with the NaN results of the reference's hardware.
 //!
 //! IEEE 754 fixes every finite and infinite result, but leaves NaN payloads to the platform, and
-//! WebAssembly may return any NaN. The reference (numpy on x86-64) returns the first NaN operand,
-//! made quiet, or, for an invalid operation such as `inf - inf`, the "default NaN" with the sign
-//! bit set. Doing the same here makes native and wasm results bit-identical to it. The common
-//! case pays one well-predicted branch: only a NaN result looks at the operands.
+//! WebAssembly may return any NaN. The reference (numpy on x86-64) returns a NaN operand, made
+//! quiet, or, for an invalid operation such as `inf - inf`, the "default NaN" with the sign bit
+//! set. When both operands are NaN, its `array - scalar` and `array / scalar` return the array's
+//! NaN, but `array + scalar` and `array * scalar` return the scalar's (numpy's loops for the
+//! commutative operations put the scalar first); the reference fixtures pin this down. Doing
+//! the same here makes native and wasm results bit-identical to it. The common case pays one
+//! well-predicted branch: only a NaN result looks at the operands.
 
 use half::f16;
 
@@ -23,31 +26,37 @@ pub trait Float: Element + PartialOrd {
     fn raw_div(self, rhs: Self) -> Self;
 }
 
+/// The result of an operation on (`first`, `second`), where `first` is the NaN operand that
+/// wins when both are NaN.
 #[inline(always)]
-fn nan_result<T: Float>(a: T, b: T, r: T) -> T {
+fn nan_result<T: Float>(first: T, second: T, r: T) -> T {
     if !r.is_nan() {
         r
-    } else if a.is_nan() {
-        a.quiet()
-    } else if b.is_nan() {
-        b.quiet()
+    } else if first.is_nan() {
+        first.quiet()
+    } else if second.is_nan() {
+        second.quiet()
     } else {
         T::default_nan()
     }
 }
 
+/// `array + scalar`.
 #[inline(always)]
 pub fn add<T: Float>(a: T, b: T) -> T {
-    nan_result(a, b, a.raw_add(b))
+    nan_result(b, a, a.raw_add(b))
 }
+/// `array - scalar`.
 #[inline(always)]
 pub fn sub<T: Float>(a: T, b: T) -> T {
     nan_result(a, b, a.raw_sub(b))
 }
+/// `array * scalar`.
 #[inline(always)]
 pub fn mul<T: Float>(a: T, b: T) -> T {
-    nan_result(a, b, a.raw_mul(b))
+    nan_result(b, a, a.raw_mul(b))
 }
+/// `array / scalar`.
 #[inline(always)]
 pub fn div<T: Float>(a: T, b: T) -> T {
     nan_result(a, b, a.raw_div(b))

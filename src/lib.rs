@@ -13,6 +13,8 @@ pub mod codec;
 pub mod dtype;
 pub mod error;
 mod float;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 
 pub use array::ArrayData;
 pub use codec::Chain;

@@ -1,5 +1,6 @@
 //! The one-pass read path must give the same bits (or the same failure) as running the codecs
 //! one by one, for every stored type, mode, scalar_map and scale/offset.
+#![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -24,7 +24,7 @@ pub struct Bytes {
 
 impl Bytes {
     /// Reads the configuration (absent, or `{"endian": "little" | "big"}`) for elements of
-    /// `dtype`. A missing endian reads as little, as the reference does.
+    /// `dtype`. Single-byte types may leave the endian out; wider ones must give it.
     pub fn new(configuration: Option<&Value>, dtype: DataType) -> Result<Self> {
         let empty = Map::new();
         let config = match configuration {
@@ -54,6 +54,14 @@ impl Bytes {
                 ))
             }
         };
+        if endian.is_none() && dtype.size() > 1 {
+            return Err(Error::config(
+                CODEC,
+                format!(
+                    "\"endian\" (\"little\" or \"big\") is required for the multi-byte type {dtype}"
+                ),
+            ));
+        }
         Ok(Self {
             dtype,
             endian: endian.unwrap_or(Endian::Little),

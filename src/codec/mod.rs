@@ -19,11 +19,10 @@ pub use cast_value::CastValue;
 pub use fused::FusedDecode;
 pub use scale_offset::ScaleOffset;
 
-/// Splits a codec's metadata into its name and configuration: `"name"` or
-/// `{"name": ..., "configuration": {...}, "must_understand": bool}`.
+/// Splits a codec's metadata, `{"name": ..., "configuration": {...}}`, into its name and
+/// configuration. (A bare name string is refused, as the reference refuses it.)
 pub fn codec_name_and_config(codec: &Value) -> Result<(&str, Option<&Value>)> {
     match codec {
-        Value::String(name) => Ok((name, None)),
         Value::Object(map) => {
             let name =
                 map.get("name")
@@ -42,7 +41,9 @@ pub fn codec_name_and_config(codec: &Value) -> Result<(&str, Option<&Value>)> {
             Ok((name, map.get("configuration")))
         }
         other => Err(Error::InvalidMetadata {
-            message: format!("a codec must be a name or an object, got {other}"),
+            message: format!(
+                "a codec must be an object {{\"name\": ..., \"configuration\": ...}}, got {other}"
+            ),
         }),
     }
 }

@@ -1,18 +1,16 @@
 //! Shared helpers for the fixture-driven tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 
+/// The reference fixtures, compiled in so the same tests run natively and as wasm.
 pub fn fixture(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("fixtures")
-        .join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+    let text = match name {
+        "chains.json" => include_str!("../fixtures/chains.json"),
+        "scalars.json" => include_str!("../fixtures/scalars.json"),
+        other => panic!("no fixture {other}"),
+    };
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"))
 }
 
 pub fn hex(bytes: &[u8]) -> String {

@@ -1,0 +1,101 @@
+// zarrita.js adapter: registers this package's codecs in zarrita's codec registry. The codecs'
+// behaviour lives in Rust; this file only hands zarrita's chunks to the wasm and back.
+import * as zarr from "zarrita";
+import { GzipCodec } from "./gzip.js";
+import { type Bindings, loadWasm } from "./load.js";
+
+export { loadWasm } from "./load.js";
+
+/** zarrita's registry: codec name -> loader of a codec class with `fromConfig`. */
+export type CodecRegistry = typeof zarr.registry;
+
+type Scalar = number | bigint | boolean | null | undefined;
+
+interface ChunkMeta {
+  dataType: string;
+  shape: number[];
+  codecs: { name: string; configuration?: unknown }[];
+  fillValue: Scalar;
+}
+
+interface Chunk {
+  data: ArrayLike<unknown> & { buffer: ArrayBufferLike };
+  shape: number[];
+  stride: number[];
+}
+
+/** The wasm codecs this package registers. */
+export const CODEC_NAMES = ["scale_offset", "cast_value"] as const;
+
+type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
+
+/**
+ * Puts this package's codecs into zarrita's registry (by default `zarr.registry`), replacing
+ * zarrita's built-in JavaScript ones, and adds gzip encoding (zarrita's gzip only decodes). Call
+ * it before opening arrays: zarrita loads a codec once per array, on first chunk access.
+ */
+export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
+  for (const name of CODEC_NAMES) {
+    const entry = async () => arrayToArrayCodec(await loadWasm(), name);
+    // zarrita's Codec type is numcodecs' signature; array -> array codecs take chunks.
+    registry.set(name, entry as unknown as RegistryEntry);
+  }
+  registry.set("gzip", (async () => GzipCodec) as unknown as RegistryEntry);
+}
+
+/** A JSON text for a scalar as zarrita holds it (numbers, bigints, NaN, infinities). */
+export function scalarToJson(value: Scalar): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "bigint") return JSON.stringify(value.toString());
+  if (typeof value === "boolean") return value ? "1" : "0";
+  if (Number.isNaN(value)) return '"NaN"';
+  if (value === Infinity) return '"Infinity"';
+  if (value === -Infinity) return '"-Infinity"';
+  if (Object.is(value, -0)) return "-0.0";
+  return JSON.stringify(value);
+}
+
+/** This codec's position in the codec list: found by identity of its configuration object. */
+function codecPosition(name: string, config: unknown, meta: ChunkMeta): { codecs: unknown[]; index: number } {
+  const matches = meta.codecs
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => c.name === name && c.configuration === config);
+  if (matches.length === 1) return { codecs: meta.codecs, index: matches[0].i };
+  // Not uniquely placed (e.g. two configuration-less codecs): build it alone, unfused.
+  return { codecs: [{ name, configuration: config }], index: 0 };
+}
+
+function arrayToArrayCodec(wasm: Bindings, name: string) {
+  return {
+    fromConfig(config: unknown, meta: ChunkMeta) {
+      const { codecs, index } = codecPosition(name, config, meta);
+      const inner = new wasm.ArrayToArrayCodec(
+        JSON.stringify(codecs),
+        index,
+        meta.dataType,
+        scalarToJson(meta.fillValue),
+      );
+      return {
+        kind: "array_to_array" as const,
+        encode(chunk: Chunk): Chunk {
+          return { data: inner.encode(chunk.data), shape: chunk.shape, stride: chunk.stride };
+        },
+        decode(chunk: Chunk): Chunk {
+          return { data: inner.decode(chunk.data), shape: chunk.shape, stride: chunk.stride };
+        },
+        getEncodedMeta(current: ChunkMeta): ChunkMeta {
+          return { ...current, dataType: inner.encodedDataType, fillValue: inner.encodedFillValue };
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A whole codec chain (array -> array codecs and `bytes`) for one chunk shape, built from
+ * `{data_type, fill_value, codecs, chunk_shape}` or a zarr.json object.
+ */
+export async function createChain(metadata: object): Promise<InstanceType<Bindings["CodecChain"]>> {
+  const wasm = await loadWasm();
+  return new wasm.CodecChain(JSON.stringify(metadata));
+}

@@ -1,0 +1,297 @@
+//! The only file that knows about JavaScript: wasm-bindgen exports that build codecs once from
+//! their metadata and then move whole chunks across the boundary as typed arrays.
+//!
+//! Errors become JavaScript `Error`s with a stable `code` and the Rust message. Nothing here
+//! panics on input, so the instance keeps working after any error.
+
+use js_sys::{Reflect, Uint8Array};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::array::ArrayData;
+use crate::codec::{codec_name_and_config, ArrayCodec, Chain, FusedDecode, ScaleOffset};
+use crate::dtype::{DataType, Scalar};
+use crate::error::Error;
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+fn js_error(e: Error) -> JsValue {
+    let err = js_sys::Error::new(&e.to_string());
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = Reflect::set(&err, &"code".into(), &e.code().into());
+    err.into()
+}
+
+fn parse_json(text: &str, what: &str) -> Result<Value, JsValue> {
+    serde_json::from_str(text).map_err(|e| {
+        js_error(Error::InvalidMetadata {
+            message: format!("{what} is not valid JSON: {e}"),
+        })
+    })
+}
+
+/// The element bytes of any typed array (a copy into wasm memory).
+fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<Vec<u8>, JsValue> {
+    let ctor = Reflect::get(value, &"constructor".into())
+        .ok()
+        .and_then(|c| Reflect::get(&c, &"name".into()).ok())
+        .and_then(|n| n.as_string())
+        .unwrap_or_default();
+    let accepted: &[&str] = match expected {
+        DataType::Int8 => &["Int8Array"],
+        DataType::Int16 => &["Int16Array"],
+        DataType::Int32 => &["Int32Array"],
+        DataType::Int64 => &["BigInt64Array"],
+        DataType::UInt8 => &["Uint8Array", "Uint8ClampedArray"],
+        DataType::UInt16 => &["Uint16Array"],
+        DataType::UInt32 => &["Uint32Array"],
+        DataType::UInt64 => &["BigUint64Array"],
+        DataType::Float16 => &["Float16Array", "Uint16Array"],
+        DataType::Float32 => &["Float32Array"],
+        DataType::Float64 => &["Float64Array"],
+    };
+    if !accepted.contains(&ctor.as_str()) {
+        return Err(js_error(Error::WrongArrayType {
+            expected: format!("{expected} ({})", accepted.join(" or ")),
+            actual: if ctor.is_empty() {
+                "non-typed-array".into()
+            } else {
+                ctor
+            },
+        }));
+    }
+    let field = |name: &str| Reflect::get(value, &name.into()).ok();
+    let buffer = field("buffer").unwrap_or(JsValue::UNDEFINED);
+    let offset = field("byteOffset").and_then(|v| v.as_f64()).unwrap_or(0.0) as u32;
+    let length = field("byteLength").and_then(|v| v.as_f64()).unwrap_or(0.0) as u32;
+    Ok(Uint8Array::new_with_byte_offset_and_length(&buffer, offset, length).to_vec())
+}
+
+/// A typed array holding `data` (a copy out of wasm memory). float16 becomes a Float16Array
+/// where the engine has one, else a Uint16Array of the bits.
+fn to_typed_array(data: &ArrayData) -> JsValue {
+    match data {
+        ArrayData::Int8(v) => js_sys::Int8Array::from(v.as_slice()).into(),
+        ArrayData::Int16(v) => js_sys::Int16Array::from(v.as_slice()).into(),
+        ArrayData::Int32(v) => js_sys::Int32Array::from(v.as_slice()).into(),
+        ArrayData::Int64(v) => js_sys::BigInt64Array::from(v.as_slice()).into(),
+        ArrayData::UInt8(v) => js_sys::Uint8Array::from(v.as_slice()).into(),
+        ArrayData::UInt16(v) => js_sys::Uint16Array::from(v.as_slice()).into(),
+        ArrayData::UInt32(v) => js_sys::Uint32Array::from(v.as_slice()).into(),
+        ArrayData::UInt64(v) => js_sys::BigUint64Array::from(v.as_slice()).into(),
+        ArrayData::Float16(v) => {
+            let bits: Vec<u16> = v.iter().map(|x| x.to_bits()).collect();
+            let array = js_sys::Uint16Array::from(bits.as_slice());
+            let ctor = Reflect::get(&js_sys::global(), &"Float16Array".into())
+                .ok()
+                .and_then(|c| c.dyn_into::<js_sys::Function>().ok());
+            match ctor {
+                Some(ctor) => Reflect::construct(&ctor, &js_sys::Array::of1(&array.buffer()))
+                    .unwrap_or_else(|_| array.into()),
+                None => array.into(),
+            }
+        }
+        ArrayData::Float32(v) => js_sys::Float32Array::from(v.as_slice()).into(),
+        ArrayData::Float64(v) => js_sys::Float64Array::from(v.as_slice()).into(),
+    }
+}
+
+/// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
+fn scalar_to_js(s: Scalar) -> JsValue {
+    match s {
+        Scalar::Int64(v) => JsValue::from(v),
+        Scalar::UInt64(v) => JsValue::from(v),
+        other => match other.as_i128() {
+            Some(i) => JsValue::from(i as f64),
+            None => JsValue::from(other.as_f64().unwrap_or(f64::NAN)),
+        },
+    }
+}
+
+/// One array -> array codec of an array's codec list, for zarrita's pipeline.
+///
+/// When a scale_offset is followed by a cast_value that stores floats as integers, the pair
+/// decodes in one pass: the cast_value runs both steps and the scale_offset passes its chunk
+/// through. Both sides reach that decision through [`fused_pair`], so they always agree.
+#[wasm_bindgen]
+pub struct ArrayToArrayCodec {
+    codec: ArrayCodec,
+    input: DataType,
+    encoded_fill: Scalar,
+    decode: DecodeMode,
+}
+
+enum DecodeMode {
+    Codec,
+    PassThrough,
+    Fused(FusedDecode),
+}
+
+/// The fused decode of the scale_offset at `index` and the cast_value after it, if any.
+fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDecode> {
+    let (so_name, so_config) = codec_name_and_config(codecs.get(index)?).ok()?;
+    let (cv_name, cv_config) = codec_name_and_config(codecs.get(index + 1)?).ok()?;
+    if so_name != "scale_offset" || cv_name != "cast_value" {
+        return None;
+    }
+    let so = ScaleOffset::new(so_config, dtype).ok()?;
+    let cv = crate::codec::CastValue::new(cv_config, dtype).ok()?;
+    let little = serde_json::json!({"endian": "little"});
+    let bytes = crate::codec::Bytes::new(Some(&little), cv.target()).ok()?;
+    FusedDecode::plan(
+        dtype,
+        &[ArrayCodec::ScaleOffset(so), ArrayCodec::CastValue(cv)],
+        &bytes,
+    )
+}
+
+#[wasm_bindgen]
+impl ArrayToArrayCodec {
+    /// `codecs_json`: the array's (or shard's) codec list; `index`: this codec's place in it;
+    /// `data_type`/`fill_value_json`: what the previous codecs hand it on the encode path.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        codecs_json: &str,
+        index: usize,
+        data_type: &str,
+        fill_value_json: &str,
+    ) -> Result<ArrayToArrayCodec, JsValue> {
+        let codecs = parse_json(codecs_json, "codecs")?;
+        let list = codecs.as_array().cloned().unwrap_or_default();
+        let this = list.get(index).ok_or_else(|| {
+            js_error(Error::InvalidMetadata {
+                message: format!("codec index {index} is outside the codec list"),
+            })
+        })?;
+        let input = DataType::from_name(data_type).map_err(js_error)?;
+        let fill = match parse_json(fill_value_json, "fill value")? {
+            Value::Null => input.default_scalar(),
+            v => Scalar::from_json(input, &v).map_err(js_error)?,
+        };
+        let (name, config) = codec_name_and_config(this).map_err(js_error)?;
+        let codec = ArrayCodec::new(name, config, input)
+            .unwrap_or_else(|| {
+                Err(Error::UnknownCodec {
+                    name: name.to_string(),
+                })
+            })
+            .map_err(js_error)?;
+        let encoded_fill = codec.encode_fill(fill).map_err(js_error)?;
+        let decode = match codec {
+            ArrayCodec::ScaleOffset(_) if fused_pair(&list, index, input).is_some() => {
+                DecodeMode::PassThrough
+            }
+            ArrayCodec::CastValue(_) => match index.checked_sub(1) {
+                Some(prev) => {
+                    fused_pair(&list, prev, input).map_or(DecodeMode::Codec, DecodeMode::Fused)
+                }
+                None => DecodeMode::Codec,
+            },
+            _ => DecodeMode::Codec,
+        };
+        Ok(Self {
+            codec,
+            input,
+            encoded_fill,
+            decode,
+        })
+    }
+
+    /// The data type this codec's encode produces.
+    #[wasm_bindgen(getter, js_name = encodedDataType)]
+    pub fn encoded_data_type(&self) -> String {
+        self.codec.encoded_type().name().to_string()
+    }
+
+    /// The fill value after this codec, as zarrita holds scalars (number or bigint).
+    #[wasm_bindgen(getter, js_name = encodedFillValue)]
+    pub fn encoded_fill_value(&self) -> JsValue {
+        scalar_to_js(self.encoded_fill)
+    }
+
+    /// Whether decode is done by the next codec in one pass (this one passes chunks through).
+    #[wasm_bindgen(getter, js_name = decodePassesThrough)]
+    pub fn decode_passes_through(&self) -> bool {
+        matches!(self.decode, DecodeMode::PassThrough)
+    }
+
+    /// Encodes a typed array of the input type; returns a typed array of the encoded type.
+    pub fn encode(&self, data: &JsValue) -> Result<JsValue, JsValue> {
+        let bytes = typed_array_bytes(data, self.input)?;
+        let values = ArrayData::from_le_bytes(self.input, &bytes).map_err(js_error)?;
+        let out = self.codec.encode(&values).map_err(js_error)?;
+        Ok(to_typed_array(&out))
+    }
+
+    /// Decodes a typed array of the encoded type back to the input type.
+    pub fn decode(&self, data: &JsValue) -> Result<JsValue, JsValue> {
+        let encoded = self.codec.encoded_type();
+        match &self.decode {
+            DecodeMode::PassThrough => Ok(data.clone()),
+            DecodeMode::Fused(fused) => {
+                let bytes = typed_array_bytes(data, encoded)?;
+                let len = bytes.len() / encoded.size();
+                let out = fused.decode(&bytes, len).map_err(js_error)?;
+                Ok(to_typed_array(&out))
+            }
+            DecodeMode::Codec => {
+                let bytes = typed_array_bytes(data, encoded)?;
+                let values = ArrayData::from_le_bytes(encoded, &bytes).map_err(js_error)?;
+                let out = self.codec.decode(&values).map_err(js_error)?;
+                Ok(to_typed_array(&out))
+            }
+        }
+    }
+}
+
+/// A whole codec chain (array -> array codecs and bytes) over one chunk shape.
+#[wasm_bindgen]
+pub struct CodecChain {
+    chain: Chain,
+}
+
+#[wasm_bindgen]
+impl CodecChain {
+    /// `metadata_json`: `{"data_type", "fill_value", "codecs", "chunk_shape"}` or a zarr v3
+    /// array's zarr.json.
+    #[wasm_bindgen(constructor)]
+    pub fn new(metadata_json: &str) -> Result<CodecChain, JsValue> {
+        let meta = parse_json(metadata_json, "array metadata")?;
+        let chain = Chain::from_metadata(&meta).map_err(js_error)?;
+        Ok(Self { chain })
+    }
+
+    /// Stored chunk bytes -> a typed array of the array's values.
+    pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        let out = self.chain.decode(bytes).map_err(js_error)?;
+        Ok(to_typed_array(&out))
+    }
+
+    /// A typed array of the array's values -> stored chunk bytes. Nothing is returned unless
+    /// every element encodes.
+    pub fn encode(&self, values: &JsValue) -> Result<Vec<u8>, JsValue> {
+        let dtype = self.chain.data_type();
+        let bytes = typed_array_bytes(values, dtype)?;
+        let data = ArrayData::from_le_bytes(dtype, &bytes).map_err(js_error)?;
+        self.chain.encode(&data).map_err(js_error)
+    }
+
+    #[wasm_bindgen(getter, js_name = encodedFillValue)]
+    pub fn encoded_fill_value(&self) -> JsValue {
+        scalar_to_js(self.chain.encoded_fill_value())
+    }
+
+    #[wasm_bindgen(getter, js_name = fillValueRoundTrips)]
+    pub fn fill_value_round_trips(&self) -> bool {
+        self.chain.fill_value_round_trips()
+    }
+
+    #[wasm_bindgen(getter, js_name = codecsJson)]
+    pub fn codecs_json(&self) -> String {
+        self.chain.codecs_json().to_string()
+    }
+}
