@@ -513,12 +513,7 @@ pub fn f16_to_f64(v: f16) -> f64 {
     }
 }
 
-/// f64 -> f16, nearest-even in one rounding; NaNs as in [`f64_to_f32`].
+/// f64 -> f16 as the reference does it (through f32; see [`crate::float::f64_to_f16`]).
 pub fn f64_to_f16(v: f64) -> f16 {
-    if v.is_nan() {
-        let b = v.to_bits();
-        f16::from_bits((((b >> 48) & 0x8000) as u16) | 0x7e00 | (((b >> 42) & 0x01ff) as u16))
-    } else {
-        f16::from_f64(v)
-    }
+    crate::float::f64_to_f16(v)
 }

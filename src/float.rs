@@ -175,3 +175,13 @@ impl Float for f16 {
     f16_via_f32!(raw_mul, mul);
     f16_via_f32!(raw_div, div);
 }
+
+/// f64 -> f16 as the reference computes it: rounded to f32 first, then to f16 (numpy and the
+/// cast engine use x86's F16C conversion, which takes f32). That double rounding differs from
+/// one correct rounding for values just off a float16 tie (1 + 2^-11 + 2^-40 gives 1.0), and
+/// `half`'s own f64 path differs from both on wasm (it drops the low 32 mantissa bits), so the
+/// two steps are spelled out. NaNs keep sign and top payload bits and become quiet.
+#[inline(always)]
+pub fn f64_to_f16(v: f64) -> f16 {
+    f32_to_f16(crate::dtype::f64_to_f32(v))
+}

@@ -406,6 +406,7 @@ pub(crate) fn cast_array(
     s: Settings<'_>,
 ) -> Result<ArrayData, CastError> {
     match data {
+        ArrayData::Float64(v) if target == DataType::Float16 => f64_to_f16(v, s),
         ArrayData::Int8(v) => from_int(v, target, s),
         ArrayData::Int16(v) => from_int(v, target, s),
         ArrayData::Int32(v) => from_int(v, target, s),
@@ -418,6 +419,99 @@ pub(crate) fn cast_array(
         ArrayData::Float32(v) => from_float(v, target, s),
         ArrayData::Float64(v) => from_float(v, target, s),
     }
+}
+
+/// float64 -> float16. The engine's steps (scalar_map, nearest value, directed adjustment,
+/// overflow), with the nearest value computed as the reference's platform computes it: through
+/// float32 (see [`crate::float::f64_to_f16`]). The engine takes its nearest value from `half`,
+/// whose f64 conversion differs between x86 and wasm, so this pair cannot be left to it.
+fn f64_to_f16(src: &[f64], s: Settings<'_>) -> Result<ArrayData, CastError> {
+    let entries = s.entries::<f64, f16>();
+    let mut out = vec![f16::ZERO; src.len()];
+    for (&x, slot) in src.iter().zip(out.iter_mut()) {
+        let mapped = entries
+            .iter()
+            .find(|e| {
+                if e.src.is_nan() {
+                    x.is_nan()
+                } else {
+                    x == e.src
+                }
+            })
+            .map(|e| e.tgt);
+        *slot = match mapped {
+            Some(t) => t,
+            None => f64_to_f16_element(x, s.rounding, s.out_of_range)?,
+        };
+    }
+    Ok(ArrayData::Float16(out))
+}
+
+fn f64_to_f16_element(
+    x: f64,
+    rounding: RoundingMode,
+    out_of_range: Option<OutOfRangeMode>,
+) -> Result<f16, CastError> {
+    let overflow = |out_of_range: Option<OutOfRangeMode>| match out_of_range {
+        Some(OutOfRangeMode::Clamp) => Ok(if x < 0.0 {
+            f16::NEG_INFINITY
+        } else {
+            f16::INFINITY
+        }),
+        _ => Err(CastError::FloatOutOfRange {
+            value: x,
+            lo: f16::MIN.to_f64(),
+            hi: f16::MAX.to_f64(),
+        }),
+    };
+    let nearest = crate::float::f64_to_f16(x);
+    let nearest_f64 = nearest.to_f64();
+    if rounding == RoundingMode::NearestEven || x == nearest_f64 {
+        if nearest.is_infinite() && x.is_finite() {
+            return overflow(out_of_range);
+        }
+        return Ok(nearest);
+    }
+    // Inexact, or NaN (every comparison below is false for NaN, which passes unchanged).
+    let result = match rounding {
+        RoundingMode::NearestEven => nearest,
+        RoundingMode::TowardsZero if nearest_f64.abs() > x.abs() => {
+            if x >= 0.0 {
+                CastFloat::next_down(nearest)
+            } else {
+                CastFloat::next_up(nearest)
+            }
+        }
+        RoundingMode::TowardsZero => nearest,
+        RoundingMode::TowardsPositive if nearest_f64 < x => CastFloat::next_up(nearest),
+        RoundingMode::TowardsPositive => nearest,
+        RoundingMode::TowardsNegative if nearest_f64 > x => CastFloat::next_down(nearest),
+        RoundingMode::TowardsNegative => nearest,
+        RoundingMode::NearestAway => {
+            let candidate = if x > nearest_f64 {
+                CastFloat::next_up(nearest)
+            } else {
+                CastFloat::next_down(nearest)
+            };
+            let mid = (nearest_f64 + candidate.to_f64()) / 2.0;
+            if mid == x && candidate.to_f64().abs() > nearest_f64.abs() {
+                candidate
+            } else {
+                nearest
+            }
+        }
+    };
+    if result.is_infinite() || nearest.is_infinite() {
+        // As the engine decides it: overflow when the result is infinite, or when a
+        // towards-zero step came back from an infinite nearest value of a value at or beyond
+        // MAX + ulp(MAX).
+        let max = f16::MAX.to_f64();
+        let ulp_of_max = max - CastFloat::next_down(f16::MAX).to_f64();
+        if result.is_infinite() || x.abs() >= max + ulp_of_max {
+            return overflow(out_of_range);
+        }
+    }
+    Ok(result)
 }
 
 fn from_int<S: IntSource>(

@@ -50,14 +50,19 @@ impl Failures {
         }
     }
     pub fn finish(self, what: &str) {
-        for item in self.items.iter().take(60) {
-            eprintln!("FAIL {item}");
-        }
+        // In the panic message too: stderr does not reach the wasm test runner.
+        let shown: Vec<String> = self
+            .items
+            .iter()
+            .take(40)
+            .map(|i| format!("FAIL {}", i.chars().take(400).collect::<String>()))
+            .collect();
         assert!(
             self.items.is_empty(),
-            "{what}: {} of {} checks failed",
+            "{what}: {} of {} checks failed\n{}",
             self.items.len(),
-            self.checked
+            self.checked,
+            shown.join("\n")
         );
         eprintln!("{what}: {} checks passed", self.checked);
     }
