@@ -141,7 +141,17 @@ impl Chain {
         codecs: &Value,
         chunk_shape: &[usize],
     ) -> Result<Self> {
-        let data_type = DataType::from_json(data_type)?;
+        let data_type = DataType::from_json(data_type).map_err(|e| match e {
+            // Say which codec cannot take the type.
+            Error::UnsupportedDataType {
+                data_type, reason, ..
+            } => Error::UnsupportedDataType {
+                codec: first_codec_name(codecs),
+                data_type,
+                reason,
+            },
+            other => other,
+        })?;
         let fill_value = match fill_value {
             Value::Null => data_type.default_scalar(),
             v => Scalar::from_json(data_type, v).map_err(|e| Error::InvalidMetadata {
@@ -339,6 +349,24 @@ impl Chain {
         }
         Ok(data)
     }
+}
+
+/// The name of the first codec this package implements in a codec list, for error messages.
+fn first_codec_name(codecs: &Value) -> &'static str {
+    let names = codecs
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("name").and_then(Value::as_str));
+    for name in names {
+        match name {
+            "scale_offset" => return "scale_offset",
+            "cast_value" => return "cast_value",
+            "bytes" => return "bytes",
+            _ => {}
+        }
+    }
+    "codec chain"
 }
 
 /// Equal values, with every NaN equal to every NaN of the same type.

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine that has the Rust toolchain, Node.js and npm, builds the package and
+# runs the main job. Everything else it needs it installs: the wasm32 target, wasm-bindgen-cli
+# at the exact version in Cargo.lock, wasm-pack, Chromium and ChromeDriver (Debian packages),
+# and the npm dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "Rust target wasm32-unknown-unknown"
+rustup target add wasm32-unknown-unknown
+
+want=$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  step "wasm-bindgen-cli $want (built from source; a few minutes)"
+  # Not --locked: one of its locked transitive versions is yanked.
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+if ! command -v wasm-pack >/dev/null; then
+  step "wasm-pack (built from source; a few minutes)"
+  cargo install wasm-pack --locked || cargo install wasm-pack
+fi
+
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  step "Chromium and ChromeDriver"
+  $SUDO apt-get update
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver
+fi
+
+step "npm dependencies"
+npm ci --no-audit --no-fund
+
+step "build"
+npm run build
+
+step "main job"
+npm run example

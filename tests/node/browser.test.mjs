@@ -1,0 +1,127 @@
+// The npm package in headless Chromium: loaded with no bundler (an import map over the package's
+// own files) and bundled by Vite; both read zarr-python's stores over HTTP through zarrita's
+// FetchStore and must give zarr-python's values bit for bit.
+import assert from "node:assert/strict";
+import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { extname, join, normalize } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { chromium } from "playwright-core";
+import { build } from "vite";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expected.json"), "utf8"));
+const STORES = ["design_2d", "design_2d_sharded", "float64_int32_towards_zero", "int64_big"];
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".json": "application/json" };
+
+/**
+ * A static file server over `dir` on loopback: 404 for what is not there (missing chunks), and
+ * byte ranges (`bytes=a-b`, `bytes=-n`), which FetchStore uses to read shard indexes.
+ */
+function serve(dir) {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    const file = join(dir, path);
+    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) {
+      res.writeHead(404).end();
+      return;
+    }
+    const size = statSync(file).size;
+    const type = TYPES[extname(file)] ?? "application/octet-stream";
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    if (!range) {
+      res.writeHead(200, { "content-type": type, "content-length": size });
+      createReadStream(file).pipe(res);
+      return;
+    }
+    const [start, end] = range[1] === ""
+      ? [size - Number(range[2]), size - 1]
+      : [Number(range[1]), range[2] === "" ? size - 1 : Math.min(Number(range[2]), size - 1)];
+    res.writeHead(206, {
+      "content-type": type,
+      "content-length": end - start + 1,
+      "content-range": `bytes ${start}-${end}/${size}`,
+    });
+    createReadStream(file, { start, end }).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+let browser;
+let server;
+let base;
+const consoleErrors = [];
+const notFound = new Set();
+
+before(async () => {
+  server = await serve(root);
+  base = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function readInPage(url) {
+  const page = await browser.newPage();
+  page.on("response", (r) => r.status() === 404 && notFound.add(new URL(r.url()).pathname));
+  // Chromium logs every 404 as a console error; which URLs those were is checked separately.
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 404")) {
+      consoleErrors.push(m.text());
+    }
+  });
+  page.on("pageerror", (e) => consoleErrors.push(String(e)));
+  await page.goto(url);
+  await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 30000 });
+  const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+  await page.close();
+  assert.equal(error, undefined);
+  return result;
+}
+
+function checkAgainstReference(result) {
+  for (const name of STORES) {
+    assert.deepEqual(result[name].shape, expected[name].shape, name);
+    assert.equal(result[name].hex, expected[name].read_hex, name);
+  }
+  // The only 404s: chunks zarr-python never wrote (read as the fill value), and the favicon.
+  const allowed = new Set(["/favicon.ico"]);
+  for (const name of STORES) {
+    for (const key of expected[name].missing_chunks) allowed.add(`/tests/node/fixtures/stores/${name}.zarr/${key}`);
+  }
+  for (const path of notFound) assert.ok(allowed.has(path), `unexpected 404 for ${path}`);
+  assert.ok(notFound.has("/tests/node/fixtures/stores/design_2d.zarr/c/2/3"), "the missing chunk was asked for");
+  notFound.clear();
+}
+
+test("browser, no bundler (import map over dist/): reads equal zarr-python's", async () => {
+  const result = await readInPage(`${base}/tests/browser/plain.html?stores=${STORES}`);
+  checkAgainstReference(result);
+  assert.equal(result.design_2d.type, "Float64Array");
+  assert.deepEqual(consoleErrors, []);
+});
+
+test("browser, bundled by Vite: reads equal zarr-python's", async () => {
+  // Built under target/ (ignored by git) so the same server serves the bundle and the stores.
+  const outDir = join(root, "target/vite-test");
+  await build({
+    root: join(root, "tests/browser"),
+    base: "./",
+    logLevel: "warn",
+    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "tests/browser/vite.html") } },
+  });
+  const bundled = readFileSync(join(outDir, "vite.html"), "utf8");
+  assert.doesNotMatch(bundled, /importmap/, "the Vite page resolves modules itself");
+  const result = await readInPage(`${base}/target/vite-test/vite.html?stores=${STORES}`);
+  checkAgainstReference(result);
+  assert.deepEqual(consoleErrors, []);
+});
