@@ -2,52 +2,19 @@
 // own files) and bundled by Vite; both read zarr-python's stores over HTTP through zarrita's
 // FetchStore and must give zarr-python's values bit for bit.
 import assert from "node:assert/strict";
-import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:http";
-import { extname, join, normalize } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
 import { build } from "vite";
 
+import { serve } from "../../scripts/serve.mjs";
+
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expected.json"), "utf8"));
 const STORES = ["design_2d", "design_2d_sharded", "float64_int32_towards_zero", "int64_big"];
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".json": "application/json" };
-
-/**
- * A static file server over `dir` on loopback: 404 for what is not there (missing chunks), and
- * byte ranges (`bytes=a-b`, `bytes=-n`), which FetchStore uses to read shard indexes.
- */
-function serve(dir) {
-  const server = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-    const file = join(dir, path);
-    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) {
-      res.writeHead(404).end();
-      return;
-    }
-    const size = statSync(file).size;
-    const type = TYPES[extname(file)] ?? "application/octet-stream";
-    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-    if (!range) {
-      res.writeHead(200, { "content-type": type, "content-length": size });
-      createReadStream(file).pipe(res);
-      return;
-    }
-    const [start, end] = range[1] === ""
-      ? [size - Number(range[2]), size - 1]
-      : [Number(range[1]), range[2] === "" ? size - 1 : Math.min(Number(range[2]), size - 1)];
-    res.writeHead(206, {
-      "content-type": type,
-      "content-length": end - start + 1,
-      "content-range": `bytes ${start}-${end}/${size}`,
-    });
-    createReadStream(file, { start, end }).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 let browser;
 let server;

@@ -1,0 +1,57 @@
+// A static file server on loopback for the demo and the browser tests: 404 for what is not
+// there (zarr reads a missing chunk as the fill value), and byte ranges (`bytes=a-b`,
+// `bytes=-n`), which zarrita's FetchStore uses to read shard indexes.
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { extname, join, normalize, sep } from "node:path";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".png": "image/png",
+};
+
+/** Serves `dir` on 127.0.0.1 (`port` 0: any free port). Resolves to the listening server. */
+export function serve(dir, port = 0) {
+  const root = normalize(dir.endsWith(sep) ? dir : dir + sep);
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, "http://localhost").pathname));
+    let file = join(root, path);
+    if (file.startsWith(root) && existsSync(file) && statSync(file).isDirectory()) {
+      file = join(file, "index.html");
+    }
+    if (!file.startsWith(root) || !existsSync(file) || statSync(file).isDirectory()) {
+      res.writeHead(404).end();
+      return;
+    }
+    const size = statSync(file).size;
+    const type = TYPES[extname(file)] ?? "application/octet-stream";
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    if (!range) {
+      res.writeHead(200, { "content-type": type, "content-length": size, "cache-control": "no-store" });
+      createReadStream(file).pipe(res);
+      return;
+    }
+    const [start, end] =
+      range[1] === ""
+        ? [Math.max(0, size - Number(range[2])), size - 1]
+        : [Number(range[1]), range[2] === "" ? size - 1 : Math.min(Number(range[2]), size - 1)];
+    if (start > end) {
+      res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+      return;
+    }
+    res.writeHead(206, {
+      "content-type": type,
+      "content-length": end - start + 1,
+      "content-range": `bytes ${start}-${end}/${size}`,
+    });
+    createReadStream(file, { start, end }).pipe(res);
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
