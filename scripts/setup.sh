@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine that has the Rust toolchain, Node.js and npm, builds the package and
-# runs the main job. Everything else it needs it installs: the wasm32 target, wasm-bindgen-cli
-# at the exact version in Cargo.lock, wasm-pack, Chromium and ChromeDriver (Debian packages),
-# and the npm dependencies.
+# runs the main job, the demo. Everything else it needs it installs: the wasm32 target,
+# wasm-bindgen-cli at the exact version in Cargo.lock, wasm-pack, Chromium and ChromeDriver
+# (Debian packages), and the npm dependencies.
+#
+# At a terminal the demo is served until Ctrl-C; without one (CI, pipes) it is checked in
+# headless Chromium instead and the script exits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,5 +42,9 @@ npm ci --no-audit --no-fund
 step "build"
 npm run build
 
-step "main job"
-npm run example
+step "main job: the demo"
+if [ -t 1 ] && [ -z "${CI:-}" ]; then
+  npm run demo
+else
+  npm run demo -- --check
+fi
