@@ -5,6 +5,7 @@ use half::f16;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::float::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
 
 /// A real zarr v3 data type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -476,44 +477,4 @@ fn parse_hex_float(dtype: DataType, hex: &str) -> std::result::Result<Scalar, St
     }
     let as_f64 = value.as_f64().unwrap_or(f64::NAN);
     Scalar::float_from_f64(dtype, as_f64).ok_or_else(|| "not a float type".to_string())
-}
-
-/// f32 -> f64, exactly; a NaN keeps its sign and payload (shifted up) and becomes quiet,
-/// as x86 hardware does, so that the result does not depend on the target.
-pub fn f32_to_f64(v: f32) -> f64 {
-    if v.is_nan() {
-        let b = u64::from(v.to_bits());
-        f64::from_bits(
-            ((b & 0x8000_0000) << 32) | 0x7ff8_0000_0000_0000 | ((b & 0x003f_ffff) << 29),
-        )
-    } else {
-        f64::from(v)
-    }
-}
-
-/// f64 -> f32, nearest-even; a NaN keeps its sign and the top payload bits and becomes quiet.
-pub fn f64_to_f32(v: f64) -> f32 {
-    if v.is_nan() {
-        let b = v.to_bits();
-        f32::from_bits(
-            (((b >> 32) & 0x8000_0000) as u32) | 0x7fc0_0000 | (((b >> 29) & 0x003f_ffff) as u32),
-        )
-    } else {
-        v as f32
-    }
-}
-
-/// f16 -> f64, exactly; NaNs as in [`f32_to_f64`].
-pub fn f16_to_f64(v: f16) -> f64 {
-    if v.is_nan() {
-        let b = u64::from(v.to_bits());
-        f64::from_bits(((b & 0x8000) << 48) | 0x7ff8_0000_0000_0000 | ((b & 0x01ff) << 42))
-    } else {
-        v.to_f64()
-    }
-}
-
-/// f64 -> f16 as the reference does it (through f32; see [`crate::float::f64_to_f16`]).
-pub fn f64_to_f16(v: f64) -> f16 {
-    crate::float::f64_to_f16(v)
 }

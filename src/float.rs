@@ -62,67 +62,43 @@ pub fn div<T: Float>(a: T, b: T) -> T {
     nan_result(a, b, a.raw_div(b))
 }
 
-impl Float for f64 {
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-    #[inline(always)]
-    fn quiet(self) -> Self {
-        f64::from_bits(self.to_bits() | 0x0008_0000_0000_0000)
-    }
-    #[inline(always)]
-    fn default_nan() -> Self {
-        f64::from_bits(0xfff8_0000_0000_0000)
-    }
-    #[inline(always)]
-    fn raw_add(self, rhs: Self) -> Self {
-        self + rhs
-    }
-    #[inline(always)]
-    fn raw_sub(self, rhs: Self) -> Self {
-        self - rhs
-    }
-    #[inline(always)]
-    fn raw_mul(self, rhs: Self) -> Self {
-        self * rhs
-    }
-    #[inline(always)]
-    fn raw_div(self, rhs: Self) -> Self {
-        self / rhs
-    }
+macro_rules! impl_float {
+    ($T:ty, $quiet_bit:expr, $default_nan:expr) => {
+        impl Float for $T {
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$T>::is_nan(self)
+            }
+            #[inline(always)]
+            fn quiet(self) -> Self {
+                <$T>::from_bits(self.to_bits() | $quiet_bit)
+            }
+            #[inline(always)]
+            fn default_nan() -> Self {
+                <$T>::from_bits($default_nan)
+            }
+            #[inline(always)]
+            fn raw_add(self, rhs: Self) -> Self {
+                self + rhs
+            }
+            #[inline(always)]
+            fn raw_sub(self, rhs: Self) -> Self {
+                self - rhs
+            }
+            #[inline(always)]
+            fn raw_mul(self, rhs: Self) -> Self {
+                self * rhs
+            }
+            #[inline(always)]
+            fn raw_div(self, rhs: Self) -> Self {
+                self / rhs
+            }
+        }
+    };
 }
 
-impl Float for f32 {
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
-    #[inline(always)]
-    fn quiet(self) -> Self {
-        f32::from_bits(self.to_bits() | 0x0040_0000)
-    }
-    #[inline(always)]
-    fn default_nan() -> Self {
-        f32::from_bits(0xffc0_0000)
-    }
-    #[inline(always)]
-    fn raw_add(self, rhs: Self) -> Self {
-        self + rhs
-    }
-    #[inline(always)]
-    fn raw_sub(self, rhs: Self) -> Self {
-        self - rhs
-    }
-    #[inline(always)]
-    fn raw_mul(self, rhs: Self) -> Self {
-        self * rhs
-    }
-    #[inline(always)]
-    fn raw_div(self, rhs: Self) -> Self {
-        self / rhs
-    }
-}
+impl_float!(f64, 0x0008_0000_0000_0000, 0xfff8_0000_0000_0000);
+impl_float!(f32, 0x0040_0000, 0xffc0_0000);
 
 /// f16 -> f32 as x86's F16C does it: exact; NaNs keep sign and payload and become quiet.
 #[inline(always)]
@@ -176,6 +152,36 @@ impl Float for f16 {
     f16_via_f32!(raw_div, div);
 }
 
+/// f32 -> f64, exactly; a NaN keeps its sign and payload (shifted up) and becomes quiet, as x86
+/// hardware does, so that the result does not depend on the target.
+pub fn f32_to_f64(v: f32) -> f64 {
+    if v.is_nan() {
+        let b = u64::from(v.to_bits());
+        f64::from_bits(
+            ((b & 0x8000_0000) << 32) | 0x7ff8_0000_0000_0000 | ((b & 0x003f_ffff) << 29),
+        )
+    } else {
+        f64::from(v)
+    }
+}
+
+/// f64 -> f32, nearest-even; a NaN keeps its sign and the top payload bits and becomes quiet.
+pub fn f64_to_f32(v: f64) -> f32 {
+    if v.is_nan() {
+        let b = v.to_bits();
+        f32::from_bits(
+            (((b >> 32) & 0x8000_0000) as u32) | 0x7fc0_0000 | (((b >> 29) & 0x003f_ffff) as u32),
+        )
+    } else {
+        v as f32
+    }
+}
+
+/// f16 -> f64, exactly; NaNs as in [`f32_to_f64`].
+pub fn f16_to_f64(v: f16) -> f64 {
+    f32_to_f64(f16_to_f32(v))
+}
+
 /// f64 -> f16 as the reference computes it: rounded to f32 first, then to f16 (numpy and the
 /// cast engine use x86's F16C conversion, which takes f32). That double rounding differs from
 /// one correct rounding for values just off a float16 tie (1 + 2^-11 + 2^-40 gives 1.0), and
@@ -183,5 +189,5 @@ impl Float for f16 {
 /// two steps are spelled out. NaNs keep sign and top payload bits and become quiet.
 #[inline(always)]
 pub fn f64_to_f16(v: f64) -> f16 {
-    f32_to_f16(crate::dtype::f64_to_f32(v))
+    f32_to_f16(f64_to_f32(v))
 }

@@ -12,7 +12,7 @@ pub mod array;
 pub mod codec;
 pub mod dtype;
 pub mod error;
-mod float;
+pub mod float;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 

@@ -26,24 +26,8 @@ impl Bytes {
     /// Reads the configuration (absent, or `{"endian": "little" | "big"}`) for elements of
     /// `dtype`. Single-byte types may leave the endian out; wider ones must give it.
     pub fn new(configuration: Option<&Value>, dtype: DataType) -> Result<Self> {
-        let empty = Map::new();
-        let config = match configuration {
-            None | Some(Value::Null) => &empty,
-            Some(Value::Object(map)) => map,
-            Some(other) => {
-                return Err(Error::config(
-                    CODEC,
-                    format!("configuration must be an object, got {other}"),
-                ))
-            }
-        };
-        if let Some(key) = config.keys().find(|k| *k != "endian") {
-            return Err(Error::config(
-                CODEC,
-                format!("unknown key {key:?}; bytes takes \"endian\""),
-            ));
-        }
-        let endian = match config.get("endian") {
+        let config = super::config_object(CODEC, configuration, &["endian"])?;
+        let endian = match config.and_then(|c| c.get("endian")) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if s == "little" => Some(Endian::Little),
             Some(Value::String(s)) if s == "big" => Some(Endian::Big),

@@ -46,31 +46,11 @@ pub(crate) fn rounding_name(mode: RoundingMode) -> &'static str {
 impl CastValue {
     /// Reads `configuration` for an array whose data type is `source`.
     pub fn new(configuration: Option<&Value>, source: DataType) -> Result<Self> {
-        let config = match configuration {
-            Some(Value::Object(map)) => map,
-            None | Some(Value::Null) => {
-                return Err(Error::config(
-                    CODEC,
-                    "a configuration with \"data_type\" is required",
-                ))
-            }
-            Some(other) => {
-                return Err(Error::config(
-                    CODEC,
-                    format!("configuration must be an object, got {other}"),
-                ))
-            }
-        };
         const KEYS: [&str; 4] = ["data_type", "rounding", "out_of_range", "scalar_map"];
-        if let Some(key) = config.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(Error::config(
-                CODEC,
-                format!(
-                    "unknown key {key:?}; cast_value takes data_type, rounding, out_of_range \
-                     and scalar_map"
-                ),
-            ));
-        }
+        let config =
+            crate::codec::config_object(CODEC, configuration, &KEYS)?.ok_or_else(|| {
+                Error::config(CODEC, "a configuration with \"data_type\" is required")
+            })?;
         let target_json = config
             .get("data_type")
             .ok_or_else(|| Error::config(CODEC, "\"data_type\" (the target type) is required"))?;
@@ -254,18 +234,20 @@ fn parse_scalar_map(
     source: DataType,
     target: DataType,
 ) -> Result<(ScalarMap, ScalarMap)> {
-    let Value::Object(map) = value else {
-        return Err(Error::config(
+    let map = match value {
+        Value::Object(_) => crate::codec::config_object(
+            "cast_value scalar_map",
+            Some(value),
+            &["encode", "decode"],
+        )?,
+        _ => None,
+    }
+    .ok_or_else(|| {
+        Error::config(
             CODEC,
             format!("scalar_map must be an object with \"encode\" and/or \"decode\", got {value}"),
-        ));
-    };
-    if let Some(key) = map.keys().find(|k| *k != "encode" && *k != "decode") {
-        return Err(Error::config(
-            CODEC,
-            format!("scalar_map has unknown key {key:?}; it takes \"encode\" and \"decode\""),
-        ));
-    }
+        )
+    })?;
     let direction = |name: &str, from: DataType, to: DataType| -> Result<ScalarMap> {
         let entry = |k: &Value, v: &Value| -> Result<(Scalar, Scalar)> {
             let parse = |x: &Value, dt: DataType, side: &str| {
@@ -514,6 +496,26 @@ fn f64_to_f16_element(
     Ok(result)
 }
 
+/// Expands to a `match` on the target data type, calling `$int!(T)` for integer targets and
+/// `$float!(T)` for float ones.
+macro_rules! by_target {
+    ($target:expr, $int:ident, $float:ident) => {
+        match $target {
+            DataType::Int8 => $int!(i8),
+            DataType::Int16 => $int!(i16),
+            DataType::Int32 => $int!(i32),
+            DataType::Int64 => $int!(i64),
+            DataType::UInt8 => $int!(u8),
+            DataType::UInt16 => $int!(u16),
+            DataType::UInt32 => $int!(u32),
+            DataType::UInt64 => $int!(u64),
+            DataType::Float16 => $float!(f16),
+            DataType::Float32 => $float!(f32),
+            DataType::Float64 => $float!(f64),
+        }
+    };
+}
+
 fn from_int<S: IntSource>(
     src: &[S],
     target: DataType,
@@ -542,19 +544,7 @@ fn from_int<S: IntSource>(
             <$D>::into_array(out)
         }};
     }
-    Ok(match target {
-        DataType::Int8 => to_int!(i8),
-        DataType::Int16 => to_int!(i16),
-        DataType::Int32 => to_int!(i32),
-        DataType::Int64 => to_int!(i64),
-        DataType::UInt8 => to_int!(u8),
-        DataType::UInt16 => to_int!(u16),
-        DataType::UInt32 => to_int!(u32),
-        DataType::UInt64 => to_int!(u64),
-        DataType::Float16 => to_float!(f16),
-        DataType::Float32 => to_float!(f32),
-        DataType::Float64 => to_float!(f64),
-    })
+    Ok(by_target!(target, to_int, to_float))
 }
 
 fn from_float<S: FloatSource>(
@@ -586,17 +576,5 @@ fn from_float<S: FloatSource>(
             <$D>::into_array(out)
         }};
     }
-    Ok(match target {
-        DataType::Int8 => to_int!(i8),
-        DataType::Int16 => to_int!(i16),
-        DataType::Int32 => to_int!(i32),
-        DataType::Int64 => to_int!(i64),
-        DataType::UInt8 => to_int!(u8),
-        DataType::UInt16 => to_int!(u16),
-        DataType::UInt32 => to_int!(u32),
-        DataType::UInt64 => to_int!(u64),
-        DataType::Float16 => to_float!(f16),
-        DataType::Float32 => to_float!(f32),
-        DataType::Float64 => to_float!(f64),
-    })
+    Ok(by_target!(target, to_int, to_float))
 }

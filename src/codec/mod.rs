@@ -19,6 +19,32 @@ pub use cast_value::CastValue;
 pub use fused::FusedDecode;
 pub use scale_offset::ScaleOffset;
 
+/// A codec's configuration as an object (`None` and `null` read as empty), refusing keys other
+/// than `allowed`.
+pub(crate) fn config_object<'a>(
+    codec: &'static str,
+    configuration: Option<&'a Value>,
+    allowed: &[&str],
+) -> Result<Option<&'a serde_json::Map<String, Value>>> {
+    let map = match configuration {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            return Err(Error::config(
+                codec,
+                format!("configuration must be an object, got {other}"),
+            ))
+        }
+    };
+    if let Some(key) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(Error::config(
+            codec,
+            format!("unknown key {key:?}; {codec} takes {}", allowed.join(", ")),
+        ));
+    }
+    Ok(Some(map))
+}
+
 /// Splits a codec's metadata, `{"name": ..., "configuration": {...}}`, into its name and
 /// configuration. (A bare name string is refused, as the reference refuses it.)
 pub fn codec_name_and_config(codec: &Value) -> Result<(&str, Option<&Value>)> {

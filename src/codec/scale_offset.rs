@@ -27,25 +27,9 @@ impl ScaleOffset {
     /// Reads `configuration` (absent, `null` or an object with optional `offset` and `scale`)
     /// for an array of `dtype`.
     pub fn new(configuration: Option<&Value>, dtype: DataType) -> Result<Self> {
-        let empty = Map::new();
-        let config = match configuration {
-            None | Some(Value::Null) => &empty,
-            Some(Value::Object(map)) => map,
-            Some(other) => {
-                return Err(Error::config(
-                    CODEC,
-                    format!("configuration must be an object, got {other}"),
-                ))
-            }
-        };
-        if let Some(key) = config.keys().find(|k| *k != "offset" && *k != "scale") {
-            return Err(Error::config(
-                CODEC,
-                format!("unknown key {key:?}; scale_offset takes \"offset\" and \"scale\""),
-            ));
-        }
+        let config = super::config_object(CODEC, configuration, &["offset", "scale"])?;
         let parse = |name: &str, default: i64| -> Result<(Option<Value>, Scalar)> {
-            match config.get(name) {
+            match config.and_then(|c| c.get(name)) {
                 None => Ok((None, Scalar::from_json(dtype, &Value::from(default))?)),
                 Some(v @ (Value::Number(_) | Value::String(_) | Value::Bool(_))) => {
                     let scalar = Scalar::from_json(dtype, v).map_err(|e| {
