@@ -2,9 +2,9 @@
 // behaviour lives in Rust; this file only hands zarrita's chunks to the wasm and back.
 import * as zarr from "zarrita";
 import { GzipCodec } from "./gzip.js";
-import { type Bindings, loadWasm } from "./load.js";
+import { type Bindings, loadWasm, loadZfp } from "./load.js";
 
-export { loadWasm } from "./load.js";
+export { loadWasm, loadZfp } from "./load.js";
 
 /** zarrita's registry: codec name -> loader of a codec class with `fromConfig`. */
 export type CodecRegistry = typeof zarr.registry;
@@ -24,8 +24,8 @@ interface Chunk {
   stride: number[];
 }
 
-/** The wasm codecs this package registers. */
-export const CODEC_NAMES = ["scale_offset", "cast_value"] as const;
+/** The wasm codecs this package registers (zfp loads its own module on first use). */
+export const CODEC_NAMES = ["scale_offset", "cast_value", "zfp"] as const;
 
 type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
 
@@ -35,11 +35,16 @@ type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
  * it before opening arrays: zarrita loads a codec once per array, on first chunk access.
  */
 export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
-  for (const name of CODEC_NAMES) {
+  for (const name of ["scale_offset", "cast_value"]) {
     const entry = async () => arrayToArrayCodec(await loadWasm(), name);
     // zarrita's Codec type is numcodecs' signature; array -> array codecs take chunks.
     registry.set(name, entry as unknown as RegistryEntry);
   }
+  const zfp = async () => {
+    const [{ zfpCodecEntry }, bindings] = await Promise.all([import("./zfp.js"), loadZfp()]);
+    return zfpCodecEntry(bindings);
+  };
+  registry.set("zfp", zfp as unknown as RegistryEntry);
   registry.set("gzip", (async () => GzipCodec) as unknown as RegistryEntry);
 }
 

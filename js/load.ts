@@ -1,13 +1,13 @@
-// Lazy initialisation of the wasm module: nothing is compiled until the first codec is built,
-// and a failed start is not cached, so a later call can try again.
+// Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
+// failed start is not cached, so a later call can try again. The zfp module is a separate file
+// reached only through a dynamic import, so readers of other codecs never load it.
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
-import wasmBase64 from "./wasm/inline.js";
+import wasmBase64 from "./wasm/zarr_wasm_codecs_inline.js";
 
 export type Bindings = typeof bindings;
+export type ZfpBindings = typeof import("./wasm/zarr_wasm_codecs_zfp.js");
 
-let ready: Promise<Bindings> | undefined;
-
-function decodeBase64(text: string): Uint8Array {
+export function decodeBase64(text: string): Uint8Array {
   const fromBase64 = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
   if (fromBase64) return fromBase64(text);
   const binary = atob(text);
@@ -16,14 +16,30 @@ function decodeBase64(text: string): Uint8Array {
   return out;
 }
 
-/** Compiles and instantiates the wasm module once; every caller gets the same instance. */
-export function loadWasm(): Promise<Bindings> {
-  ready ??= init({ module_or_path: decodeBase64(wasmBase64) }).then(
-    () => bindings,
-    (error: unknown) => {
+/** Starts a module once; a failure is forgotten so that the next call tries again. */
+function once<T>(start: () => Promise<T>): () => Promise<T> {
+  let ready: Promise<T> | undefined;
+  return () => {
+    ready ??= start().catch((error: unknown) => {
       ready = undefined;
       throw error;
-    },
-  );
-  return ready;
+    });
+    return ready;
+  };
 }
+
+/** The core module (scale_offset, cast_value, chains); every caller gets the same instance. */
+export const loadWasm: () => Promise<Bindings> = once(async () => {
+  await init({ module_or_path: decodeBase64(wasmBase64) });
+  return bindings;
+});
+
+/** The zfp module, loaded on first use. */
+export const loadZfp: () => Promise<ZfpBindings> = once(async () => {
+  const [zfp, inline] = await Promise.all([
+    import("./wasm/zarr_wasm_codecs_zfp.js"),
+    import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
+  ]);
+  await zfp.default({ module_or_path: decodeBase64(inline.default) });
+  return zfp;
+});

@@ -204,7 +204,7 @@ impl ArrayData {
     }
 
     fn check_whole(dtype: DataType, bytes: &[u8]) -> Result<()> {
-        if bytes.len() % dtype.size() != 0 {
+        if !bytes.len().is_multiple_of(dtype.size()) {
             return Err(Error::ChunkLength {
                 what: "bytes",
                 expected: bytes.len() - bytes.len() % dtype.size(),

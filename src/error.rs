@@ -94,7 +94,8 @@ impl fmt::Display for Error {
             ),
             Error::UnknownCodec { name } => write!(
                 f,
-                "unknown codec {name:?}: this package implements scale_offset, cast_value and bytes"
+                "unknown codec {name:?}: this package implements scale_offset, cast_value, bytes \
+                 and zfp"
             ),
             Error::InvalidConfig { codec, message } => {
                 write!(f, "invalid {codec} configuration: {message}")

@@ -10,8 +10,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::array::ArrayData;
+#[cfg(not(feature = "zfp-module"))]
 use crate::codec::{codec_name_and_config, ArrayCodec, Chain, FusedDecode, ScaleOffset};
-use crate::dtype::{DataType, Scalar};
+use crate::dtype::DataType;
+#[cfg(not(feature = "zfp-module"))]
+use crate::dtype::Scalar;
 use crate::error::Error;
 
 #[wasm_bindgen(start)]
@@ -101,6 +104,7 @@ fn to_typed_array(data: &ArrayData) -> JsValue {
 }
 
 /// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
+#[cfg(not(feature = "zfp-module"))]
 fn scalar_to_js(s: Scalar) -> JsValue {
     match s {
         Scalar::Int64(v) => JsValue::from(v),
@@ -113,6 +117,7 @@ fn scalar_to_js(s: Scalar) -> JsValue {
 }
 
 /// One array -> array codec of an array's codec list, for zarrita's pipeline.
+#[cfg(not(feature = "zfp-module"))]
 ///
 /// When a scale_offset is followed by a cast_value that stores floats as integers, the pair
 /// decodes in one pass: the cast_value runs both steps and the scale_offset passes its chunk
@@ -125,6 +130,7 @@ pub struct ArrayToArrayCodec {
     decode: DecodeMode,
 }
 
+#[cfg(not(feature = "zfp-module"))]
 enum DecodeMode {
     Codec,
     PassThrough,
@@ -132,6 +138,7 @@ enum DecodeMode {
 }
 
 /// The fused decode of the scale_offset at `index` and the cast_value after it, if any.
+#[cfg(not(feature = "zfp-module"))]
 fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDecode> {
     let (so_name, so_config) = codec_name_and_config(codecs.get(index)?).ok()?;
     let (cv_name, cv_config) = codec_name_and_config(codecs.get(index + 1)?).ok()?;
@@ -149,6 +156,7 @@ fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDe
     )
 }
 
+#[cfg(not(feature = "zfp-module"))]
 #[wasm_bindgen]
 impl ArrayToArrayCodec {
     /// `codecs_json`: the array's (or shard's) codec list; `index`: this codec's place in it;
@@ -249,11 +257,13 @@ impl ArrayToArrayCodec {
 }
 
 /// A whole codec chain (array -> array codecs and bytes) over one chunk shape.
+#[cfg(not(feature = "zfp-module"))]
 #[wasm_bindgen]
 pub struct CodecChain {
     chain: Chain,
 }
 
+#[cfg(not(feature = "zfp-module"))]
 #[wasm_bindgen]
 impl CodecChain {
     /// `metadata_json`: `{"data_type", "fill_value", "codecs", "chunk_shape"}` or a zarr v3
@@ -293,5 +303,48 @@ impl CodecChain {
     #[wasm_bindgen(getter, js_name = codecsJson)]
     pub fn codecs_json(&self) -> String {
         self.chain.codecs_json().to_string()
+    }
+}
+
+/// The zfp array -> bytes codec, in its own wasm module (built with the "zfp-module" feature),
+/// so that readers of packed integers never download it.
+#[cfg(feature = "zfp-module")]
+#[wasm_bindgen]
+pub struct ZfpCodec {
+    zfp: crate::codec::zfp::Zfp,
+    dtype: DataType,
+}
+
+#[cfg(feature = "zfp-module")]
+#[wasm_bindgen]
+impl ZfpCodec {
+    /// `configuration_json`: the codec's configuration; `data_type`: what it receives;
+    /// `chunk_shape_json`: the (inner) chunk shape, C order.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        configuration_json: &str,
+        data_type: &str,
+        chunk_shape_json: &str,
+    ) -> Result<ZfpCodec, JsValue> {
+        let configuration = parse_json(configuration_json, "zfp configuration")?;
+        let shape = parse_json(chunk_shape_json, "chunk shape")?;
+        let shape = crate::codec::parse_shape(&shape).map_err(js_error)?;
+        let dtype = DataType::from_name(data_type).map_err(js_error)?;
+        let zfp =
+            crate::codec::zfp::Zfp::new(Some(&configuration), dtype, &shape).map_err(js_error)?;
+        Ok(Self { zfp, dtype })
+    }
+
+    /// A typed array of the chunk's values -> a headerless zfp stream.
+    pub fn encode(&self, data: &JsValue) -> Result<Vec<u8>, JsValue> {
+        let bytes = typed_array_bytes(data, self.dtype)?;
+        let values = ArrayData::from_le_bytes(self.dtype, &bytes).map_err(js_error)?;
+        self.zfp.encode(&values).map_err(js_error)
+    }
+
+    /// A zfp stream -> a typed array of the chunk's values.
+    pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        let out = self.zfp.decode(bytes).map_err(js_error)?;
+        Ok(to_typed_array(&out))
     }
 }

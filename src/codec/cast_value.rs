@@ -5,9 +5,9 @@
 use half::f16;
 use serde_json::{Map, Value};
 use zarr_cast_value::{
-    convert_slice_float_to_float, convert_slice_float_to_int, convert_slice_int_to_float,
-    convert_slice_int_to_int, CastError, CastFloat, CastInt, CastInto, FloatToFloatConfig,
-    FloatToIntConfig, IntToFloatConfig, IntToIntConfig, MapEntry,
+    convert_float_to_float, convert_float_to_int, convert_int_to_float, convert_int_to_int,
+    CastError, CastFloat, CastInt, CastInto, FloatToFloatConfig, FloatToIntConfig,
+    IntToFloatConfig, IntToIntConfig, MapEntry,
 };
 
 pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
@@ -382,24 +382,83 @@ impl<T> FloatSource for T where
 
 /// Converts `data` to `target` with the engine's slice functions. The output is built in a
 /// fresh buffer and returned only when every element converted.
+///
+/// Integer sources are widened to int64 (uint64 stays) and float sources to float64 first, so
+/// the engine is instantiated for 3 source types instead of 11: its rules depend only on the
+/// value (the scalar_map keys are widened with it), so the results are the same. Widening a
+/// float is exact; the pairs that only move NaN bits (float32 -> float32, float16 -> float16,
+/// float16 -> float32) keep their own path so a NaN payload crosses no extra conversion.
 pub(crate) fn cast_array(
     data: &ArrayData,
     target: DataType,
     s: Settings<'_>,
 ) -> Result<ArrayData, CastError> {
+    let widened_map;
+    match (data, target) {
+        (ArrayData::Float64(v), DataType::Float16) => f64_to_f16(v, s),
+        (ArrayData::Float64(v), _) => from_float(v, target, s),
+        (ArrayData::Float32(v), DataType::Float32) => from_float(v, target, s),
+        (ArrayData::Float16(v), DataType::Float16 | DataType::Float32) => from_float(v, target, s),
+        (ArrayData::UInt64(v), _) => from_int(v, target, s),
+        (ArrayData::Int64(v), _) => from_int(v, target, s),
+        (ArrayData::Float32(_) | ArrayData::Float16(_), _) => {
+            widened_map = widen_keys(s.map);
+            let values = widen_floats(data);
+            let s = Settings {
+                map: &widened_map,
+                ..s
+            };
+            cast_array(&ArrayData::Float64(values), target, s)
+        }
+        _ => {
+            widened_map = widen_keys(s.map);
+            let values = widen_ints(data);
+            from_int(
+                &values,
+                target,
+                Settings {
+                    map: &widened_map,
+                    ..s
+                },
+            )
+        }
+    }
+}
+
+/// The scalar_map with its source keys widened as the values are (to int64 or float64).
+fn widen_keys(map: &[(Scalar, Scalar)]) -> Vec<(Scalar, Scalar)> {
+    map.iter()
+        .map(|&(k, v)| {
+            let k = match (k.as_i128(), k.as_f64()) {
+                (Some(i), _) => i64::try_from(i).map_or(k, Scalar::Int64),
+                (_, Some(f)) => Scalar::Float64(f),
+                _ => k,
+            };
+            (k, v)
+        })
+        .collect()
+}
+
+fn widen_floats(data: &ArrayData) -> Vec<f64> {
     match data {
-        ArrayData::Float64(v) if target == DataType::Float16 => f64_to_f16(v, s),
-        ArrayData::Int8(v) => from_int(v, target, s),
-        ArrayData::Int16(v) => from_int(v, target, s),
-        ArrayData::Int32(v) => from_int(v, target, s),
-        ArrayData::Int64(v) => from_int(v, target, s),
-        ArrayData::UInt8(v) => from_int(v, target, s),
-        ArrayData::UInt16(v) => from_int(v, target, s),
-        ArrayData::UInt32(v) => from_int(v, target, s),
-        ArrayData::UInt64(v) => from_int(v, target, s),
-        ArrayData::Float16(v) => from_float(v, target, s),
-        ArrayData::Float32(v) => from_float(v, target, s),
-        ArrayData::Float64(v) => from_float(v, target, s),
+        ArrayData::Float32(v) => v.iter().map(|&x| crate::float::f32_to_f64(x)).collect(),
+        ArrayData::Float16(v) => v.iter().map(|&x| crate::float::f16_to_f64(x)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn widen_ints(data: &ArrayData) -> Vec<i64> {
+    fn all<T: Copy + Into<i64>>(v: &[T]) -> Vec<i64> {
+        v.iter().map(|&x| x.into()).collect()
+    }
+    match data {
+        ArrayData::Int8(v) => all(v),
+        ArrayData::Int16(v) => all(v),
+        ArrayData::Int32(v) => all(v),
+        ArrayData::UInt8(v) => all(v),
+        ArrayData::UInt16(v) => all(v),
+        ArrayData::UInt32(v) => all(v),
+        _ => Vec::new(),
     }
 }
 
@@ -496,6 +555,16 @@ fn f64_to_f16_element(
     Ok(result)
 }
 
+/// The engine's element conversion over a slice, one loop per (source, target) pair. (The
+/// engine's own slice functions repeat the loop per rounding mode and per SIMD path; one loop
+/// keeps the wasm module small, and each element goes through the same function.)
+fn convert_each<S: Copy, D>(
+    src: &[S],
+    f: impl Fn(S) -> Result<D, CastError>,
+) -> Result<Vec<D>, CastError> {
+    src.iter().map(|&x| f(x)).collect()
+}
+
 /// Expands to a `match` on the target data type, calling `$int!(T)` for integer targets and
 /// `$float!(T)` for float ones.
 macro_rules! by_target {
@@ -527,9 +596,7 @@ fn from_int<S: IntSource>(
                 map_entries: s.entries::<S, $D>(),
                 out_of_range: s.out_of_range,
             };
-            let mut out = vec![<$D>::default(); src.len()];
-            convert_slice_int_to_int(src, &mut out, &config)?;
-            <$D>::into_array(out)
+            <$D>::into_array(convert_each(src, |x| convert_int_to_int(x, &config))?)
         }};
     }
     macro_rules! to_float {
@@ -539,9 +606,7 @@ fn from_int<S: IntSource>(
                 rounding: s.rounding,
                 out_of_range: s.out_of_range,
             };
-            let mut out = vec![<$D>::default(); src.len()];
-            convert_slice_int_to_float(src, &mut out, &config)?;
-            <$D>::into_array(out)
+            <$D>::into_array(convert_each(src, |x| convert_int_to_float(x, &config))?)
         }};
     }
     Ok(by_target!(target, to_int, to_float))
@@ -559,9 +624,7 @@ fn from_float<S: FloatSource>(
                 rounding: s.rounding,
                 out_of_range: s.out_of_range,
             };
-            let mut out = vec![<$D>::default(); src.len()];
-            convert_slice_float_to_int(src, &mut out, &config)?;
-            <$D>::into_array(out)
+            <$D>::into_array(convert_each(src, |x| convert_float_to_int(x, &config))?)
         }};
     }
     macro_rules! to_float {
@@ -571,9 +634,7 @@ fn from_float<S: FloatSource>(
                 rounding: s.rounding,
                 out_of_range: s.out_of_range,
             };
-            let mut out = vec![<$D>::default(); src.len()];
-            convert_slice_float_to_float(src, &mut out, &config)?;
-            <$D>::into_array(out)
+            <$D>::into_array(convert_each(src, |x| convert_float_to_float(x, &config))?)
         }};
     }
     Ok(by_target!(target, to_int, to_float))

@@ -7,6 +7,8 @@ pub mod bytes;
 pub mod cast_value;
 mod fused;
 pub mod scale_offset;
+#[cfg(feature = "zfp")]
+pub mod zfp;
 
 use serde_json::Value;
 
@@ -144,6 +146,40 @@ impl ArrayCodec {
     }
 }
 
+/// The array -> bytes codec of a chain.
+#[derive(Debug, Clone)]
+pub enum Serializer {
+    Bytes(Bytes),
+    #[cfg(feature = "zfp")]
+    Zfp(zfp::Zfp),
+}
+
+impl Serializer {
+    fn encode(&self, data: &ArrayData) -> Result<Vec<u8>> {
+        match self {
+            Serializer::Bytes(b) => Ok(b.encode(data)),
+            #[cfg(feature = "zfp")]
+            Serializer::Zfp(z) => z.encode(data),
+        }
+    }
+
+    fn decode(&self, bytes: &[u8], len: usize) -> Result<ArrayData> {
+        match self {
+            Serializer::Bytes(b) => b.decode(bytes, len),
+            #[cfg(feature = "zfp")]
+            Serializer::Zfp(z) => z.decode(bytes),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            Serializer::Bytes(b) => b.to_json(),
+            #[cfg(feature = "zfp")]
+            Serializer::Zfp(z) => z.to_json(),
+        }
+    }
+}
+
 /// The codecs of one array, ready to encode and decode its chunks.
 #[derive(Debug, Clone)]
 pub struct Chain {
@@ -152,7 +188,7 @@ pub struct Chain {
     chunk_shape: Vec<usize>,
     len: usize,
     array_codecs: Vec<ArrayCodec>,
-    bytes: Bytes,
+    serializer: Serializer,
     encoded_fill_value: Scalar,
     fill_round_trips: bool,
     fused: Option<FusedDecode>,
@@ -214,30 +250,43 @@ impl Chain {
                 fill = built.encode_fill(fill)?;
                 dtype = built.encoded_type();
                 array_codecs.push(built);
-            } else if name == "bytes" {
+            } else if matches!(name, "bytes" | "zfp") {
                 if bytes.is_some() {
                     return Err(Error::InvalidMetadata {
                         message: "codecs has more than one array -> bytes codec".into(),
                     });
                 }
-                bytes = Some(Bytes::new(config, dtype)?);
+                bytes = Some(match name {
+                    #[cfg(feature = "zfp")]
+                    "zfp" => Serializer::Zfp(zfp::Zfp::new(config, dtype, chunk_shape)?),
+                    "bytes" => Serializer::Bytes(Bytes::new(config, dtype)?),
+                    _ => {
+                        return Err(Error::UnknownCodec {
+                            name: format!("{name} (this build has no zfp)"),
+                        })
+                    }
+                });
             } else {
                 return Err(Error::UnknownCodec {
                     name: name.to_string(),
                 });
             }
         }
-        let bytes = bytes.ok_or_else(|| Error::InvalidMetadata {
+        let serializer = bytes.ok_or_else(|| Error::InvalidMetadata {
             message: "codecs has no array -> bytes codec (such as bytes)".into(),
         })?;
-        let fused = FusedDecode::plan(data_type, &array_codecs, &bytes);
+        let fused = match &serializer {
+            Serializer::Bytes(b) => FusedDecode::plan(data_type, &array_codecs, b),
+            #[cfg(feature = "zfp")]
+            Serializer::Zfp(_) => None,
+        };
         let mut chain = Self {
             data_type,
             fill_value,
             chunk_shape: chunk_shape.to_vec(),
             len,
             array_codecs,
-            bytes,
+            serializer,
             encoded_fill_value: fill,
             fill_round_trips: false,
             fused,
@@ -327,7 +376,7 @@ impl Chain {
     /// The codecs' metadata as this package writes it.
     pub fn codecs_json(&self) -> Value {
         let mut list: Vec<Value> = self.array_codecs.iter().map(ArrayCodec::to_json).collect();
-        list.push(self.bytes.to_json());
+        list.push(self.serializer.to_json());
         Value::Array(list)
     }
 
@@ -352,7 +401,7 @@ impl Chain {
             let next = codec.encode(current.as_ref().unwrap_or(values))?;
             current = Some(next);
         }
-        Ok(self.bytes.encode(current.as_ref().unwrap_or(values)))
+        self.serializer.encode(current.as_ref().unwrap_or(values))
     }
 
     /// Decodes stored bytes to the array's values.
@@ -365,7 +414,7 @@ impl Chain {
 
     /// Decodes codec by codec, with an intermediate array per codec (the reference's order).
     pub fn decode_unfused(&self, bytes: &[u8]) -> Result<ArrayData> {
-        let stored = self.bytes.decode(bytes, self.len)?;
+        let stored = self.serializer.decode(bytes, self.len)?;
         self.decode_array(stored)
     }
 

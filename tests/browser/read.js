@@ -22,3 +22,35 @@ export async function readStores(names) {
   }
   return results;
 }
+
+const CTORS = {
+  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array,
+  int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
+  float16: globalThis.Float16Array, float32: Float32Array, float64: Float64Array,
+};
+
+/** Every zfp fixture (zfpy's streams) through zarrita: the ids whose values differ from zfpy's. */
+export async function readZfpCases() {
+  const cases = await (await fetch("/tests/fixtures/zfp/cases.json")).json();
+  const wrong = [];
+  let read = 0;
+  for (const c of cases) {
+    if (!CTORS[c.data_type]) continue;
+    const store = new Map();
+    const meta = {
+      zarr_format: 3, node_type: "array", shape: c.shape, data_type: c.data_type,
+      chunk_grid: { name: "regular", configuration: { chunk_shape: c.shape } },
+      chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+      fill_value: 0, codecs: [{ name: "zfp", configuration: c.configuration }], attributes: {},
+    };
+    store.set("/zarr.json", new TextEncoder().encode(JSON.stringify(meta)));
+    const stream = new Uint8Array(c.stream.match(/../g)?.map((h) => parseInt(h, 16)) ?? []);
+    store.set(c.shape.length === 0 ? "/c" : `/c/${c.shape.map(() => 0).join("/")}`, stream);
+    const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+    const got = await zarr.get(arr);
+    const data = c.shape.length === 0 ? CTORS[c.data_type].of(got) : got.data;
+    if (hex(data) !== c.decoded) wrong.push(c.id);
+    read++;
+  }
+  return { read, total: cases.length, wrong };
+}

@@ -8,6 +8,7 @@ pub fn fixture(name: &str) -> Value {
     let text = match name {
         "chains.json" => include_str!("../fixtures/chains.json"),
         "scalars.json" => include_str!("../fixtures/scalars.json"),
+        "zfp/cases.json" => include_str!("../fixtures/zfp/cases.json"),
         other => panic!("no fixture {other}"),
     };
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"))
@@ -18,7 +19,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 pub fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex string {s}");
+    assert!(s.len().is_multiple_of(2), "odd hex string {s}");
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digit"))

@@ -2,7 +2,7 @@
 // own files) and bundled by Vite; both read zarr-python's stores over HTTP through zarrita's
 // FetchStore and must give zarr-python's values bit for bit.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -37,8 +37,11 @@ after(async () => {
   server?.close();
 });
 
+const requested = [];
+
 async function readInPage(url) {
   const page = await browser.newPage();
+  page.on("request", (r) => requested.push(new URL(r.url()).pathname));
   page.on("response", (r) => r.status() === 404 && notFound.add(new URL(r.url()).pathname));
   // Chromium logs every 404 as a console error; which URLs those were is checked separately.
   page.on("console", (m) => {
@@ -70,10 +73,22 @@ function checkAgainstReference(result) {
   notFound.clear();
 }
 
+const zfpRequests = () => requested.filter((p) => p.includes("zfp"));
+
 test("browser, no bundler (import map over dist/): reads equal zarr-python's", async () => {
   const result = await readInPage(`${base}/tests/browser/plain.html?stores=${STORES}`);
   checkAgainstReference(result);
   assert.equal(result.design_2d.type, "Float64Array");
+  // Reading packed integers never downloads the zfp module.
+  assert.deepEqual(zfpRequests(), []);
+  assert.deepEqual(consoleErrors, []);
+});
+
+test("browser, no bundler: zfpy's streams decode to zfpy's values (the zfp module loads on demand)", async () => {
+  const result = await readInPage(`${base}/tests/browser/plain.html?zfp=1`);
+  assert.deepEqual(result.wrong, []);
+  assert.equal(result.read, result.total, "float16 too (Chromium has Float16Array)");
+  assert.ok(zfpRequests().some((p) => p.endsWith("zarr_wasm_codecs_zfp_inline.js")));
   assert.deepEqual(consoleErrors, []);
 });
 
@@ -88,7 +103,12 @@ test("browser, bundled by Vite: reads equal zarr-python's", async () => {
   });
   const bundled = readFileSync(join(outDir, "vite.html"), "utf8");
   assert.doesNotMatch(bundled, /importmap/, "the Vite page resolves modules itself");
+  requested.length = 0;
   const result = await readInPage(`${base}/target/vite-test/vite.html?stores=${STORES}`);
   checkAgainstReference(result);
+  // Vite splits the zfp module into its own chunk, which this page never asks for.
+  const assets = readdirSync(join(outDir, "assets"));
+  assert.ok(assets.some((a) => /zfp/.test(a)), `a separate zfp chunk among ${assets}`);
+  assert.deepEqual(zfpRequests(), []);
   assert.deepEqual(consoleErrors, []);
 });

@@ -1,0 +1,475 @@
+//! `zfp`: the array -> bytes codec that stores a chunk as one headerless zfp stream, built on
+//! `zfp-rs` (pure Rust, bit-identical to the zfp C library).
+//!
+//! This module's part is the zarr side: the configuration's five modes, the chunk shape as a zfp
+//! field (C order reversed to nx, ny, nz, nw; 0-D as nx = 1; size-1 dimensions dropped only
+//! when a chunk has more than four), and the data types: int32, int64, float32, float64 as
+//! they are; int8, uint8, int16, uint16 promoted to int32 with zfp's own formulas; uint32 and
+//! uint64 clamped into the signed type (as zarrs does); float16 through float32.
+
+use half::f16;
+use serde_json::{Map, Value};
+use zfp_rs::{
+    ZfpBitStream, ZfpConfig, ZfpDecompressionError, ZfpDimensionality, ZfpField, ZfpFieldMut,
+    ZfpScalar, ZfpScalarType, ZfpStreamAlignment,
+};
+
+use crate::array::{ArrayData, Element};
+use crate::dtype::DataType;
+use crate::error::{Error, Result};
+use crate::float::{f16_to_f32, f32_to_f16};
+
+const CODEC: &str = "zfp";
+
+/// A zfp mode, as the configuration gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ZfpMode {
+    Reversible,
+    Expert {
+        minbits: u32,
+        maxbits: u32,
+        maxprec: u32,
+        minexp: i32,
+    },
+    FixedAccuracy {
+        tolerance: f64,
+    },
+    FixedRate {
+        rate: f64,
+    },
+    FixedPrecision {
+        precision: u32,
+    },
+}
+
+/// A zfp codec bound to an array's data type and chunk shape.
+#[derive(Debug, Clone)]
+pub struct Zfp {
+    dtype: DataType,
+    mode: ZfpMode,
+    configuration: Value,
+    /// The zfp field's sizes, nx first (1 to 4 of them).
+    dims: Vec<usize>,
+    len: usize,
+    config: ZfpConfig,
+}
+
+/// How a zarr data type is stored by zfp.
+fn zfp_type(dtype: DataType) -> ZfpScalarType {
+    match dtype {
+        DataType::Float16 | DataType::Float32 => ZfpScalarType::F32,
+        DataType::Float64 => ZfpScalarType::F64,
+        DataType::Int64 | DataType::UInt64 => ZfpScalarType::I64,
+        _ => ZfpScalarType::I32,
+    }
+}
+
+/// The zfp field for a C-order chunk shape: reversed, with size-1 dimensions dropped only when
+/// there are more than four; 0-D is nx = 1.
+pub fn zfp_dims(chunk_shape: &[usize]) -> Result<Vec<usize>> {
+    let mut dims: Vec<usize> = if chunk_shape.len() > 4 {
+        chunk_shape.iter().copied().filter(|&d| d != 1).collect()
+    } else {
+        chunk_shape.to_vec()
+    };
+    if dims.len() > 4 {
+        return Err(Error::config(
+            CODEC,
+            format!(
+                "chunk shape {chunk_shape:?} has {} dimensions longer than 1; zfp takes at most 4",
+                dims.len()
+            ),
+        ));
+    }
+    if dims.is_empty() {
+        dims.push(1);
+    }
+    dims.reverse();
+    Ok(dims)
+}
+
+fn uint(config: &Map<String, Value>, key: &str) -> Result<u32> {
+    config
+        .get(key)
+        .and_then(Value::as_u64)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| {
+            Error::config(
+                CODEC,
+                format!(
+                    "{key} must be a non-negative integer (u32), got {}",
+                    show(config.get(key))
+                ),
+            )
+        })
+}
+
+fn number(config: &Map<String, Value>, key: &str) -> Result<f64> {
+    config
+        .get(key)
+        .and_then(Value::as_f64)
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| {
+            Error::config(
+                CODEC,
+                format!(
+                    "{key} must be a finite number, got {}",
+                    show(config.get(key))
+                ),
+            )
+        })
+}
+
+fn show(v: Option<&Value>) -> String {
+    v.map_or_else(|| "nothing".to_string(), Value::to_string)
+}
+
+impl ZfpMode {
+    /// Reads the configuration: `{"mode": ..., ...parameters of that mode}`.
+    pub fn from_json(configuration: Option<&Value>) -> Result<Self> {
+        let Some(Value::Object(config)) = configuration else {
+            return Err(Error::config(
+                CODEC,
+                "a configuration object with \"mode\" is required",
+            ));
+        };
+        let mode = config.get("mode").and_then(Value::as_str).ok_or_else(|| {
+            Error::config(
+                CODEC,
+                "\"mode\" must be one of reversible, expert, fixed_accuracy, fixed_rate, fixed_precision",
+            )
+        })?;
+        let (parsed, keys): (Self, &[&str]) = match mode {
+            "reversible" => (Self::Reversible, &[]),
+            "expert" => (
+                Self::Expert {
+                    minbits: uint(config, "minbits")?,
+                    maxbits: uint(config, "maxbits")?,
+                    maxprec: uint(config, "maxprec")?,
+                    minexp: config
+                        .get("minexp")
+                        .and_then(Value::as_i64)
+                        .and_then(|v| i32::try_from(v).ok())
+                        .ok_or_else(|| {
+                            Error::config(
+                                CODEC,
+                                format!(
+                                    "minexp must be an integer (i32), got {}",
+                                    show(config.get("minexp"))
+                                ),
+                            )
+                        })?,
+                },
+                &["minbits", "maxbits", "maxprec", "minexp"],
+            ),
+            "fixed_accuracy" => {
+                let tolerance = number(config, "tolerance")?;
+                if tolerance < 0.0 {
+                    return Err(Error::config(CODEC, "tolerance must not be negative"));
+                }
+                (Self::FixedAccuracy { tolerance }, &["tolerance"])
+            }
+            "fixed_rate" => {
+                let rate = number(config, "rate")?;
+                if rate <= 0.0 {
+                    return Err(Error::config(
+                        CODEC,
+                        "rate must be positive (bits per value)",
+                    ));
+                }
+                (Self::FixedRate { rate }, &["rate"])
+            }
+            "fixed_precision" => (
+                Self::FixedPrecision {
+                    precision: uint(config, "precision")?,
+                },
+                &["precision"],
+            ),
+            other => {
+                return Err(Error::config(
+                    CODEC,
+                    format!(
+                        "mode {other:?} is not one of reversible, expert, fixed_accuracy, \
+                         fixed_rate, fixed_precision"
+                    ),
+                ))
+            }
+        };
+        if let Some(key) = config
+            .keys()
+            .find(|k| *k != "mode" && !keys.contains(&k.as_str()))
+        {
+            return Err(Error::config(
+                CODEC,
+                format!(
+                    "unknown key {key:?} for mode {mode}; it takes {}",
+                    if keys.is_empty() {
+                        "no parameters".to_string()
+                    } else {
+                        keys.join(", ")
+                    }
+                ),
+            ));
+        }
+        Ok(parsed)
+    }
+}
+
+impl Zfp {
+    /// Reads the configuration for chunks of `chunk_shape` holding `dtype` values.
+    pub fn new(
+        configuration: Option<&Value>,
+        dtype: DataType,
+        chunk_shape: &[usize],
+    ) -> Result<Self> {
+        let mode = ZfpMode::from_json(configuration)?;
+        let dims = zfp_dims(chunk_shape)?;
+        let len = chunk_shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| Error::InvalidMetadata {
+                message: format!("chunk shape {chunk_shape:?} is too large"),
+            })?;
+        let ty = zfp_type(dtype);
+        if matches!(mode, ZfpMode::FixedAccuracy { .. }) && !dtype.is_float() {
+            return Err(Error::UnsupportedDataType {
+                codec: CODEC,
+                data_type: dtype.name().to_string(),
+                reason: "fixed_accuracy mode is for float types; use reversible, fixed_rate or \
+                         fixed_precision for integers"
+                    .to_string(),
+            });
+        }
+        let dimensionality = match dims.len() {
+            1 => ZfpDimensionality::D1,
+            2 => ZfpDimensionality::D2,
+            3 => ZfpDimensionality::D3,
+            _ => ZfpDimensionality::D4,
+        };
+        let config = match mode {
+            ZfpMode::Reversible => ZfpConfig::reversible(),
+            ZfpMode::Expert {
+                minbits,
+                maxbits,
+                maxprec,
+                minexp,
+            } => ZfpConfig::expert(minbits, maxbits, maxprec, minexp).map_err(|e| {
+                Error::config(
+                    CODEC,
+                    format!("expert parameters are invalid ({e}): minbits <= maxbits and maxprec in 1..=64 are required"),
+                )
+            })?,
+            ZfpMode::FixedAccuracy { tolerance } => ZfpConfig::fixed_accuracy(tolerance),
+            // The rate's bits per block follow the field's own dimensionality, as zfp defines
+            // it (and zfpy does).
+            ZfpMode::FixedRate { rate } => {
+                ZfpConfig::fixed_rate(rate, ty, dimensionality, ZfpStreamAlignment::Unaligned)
+                    .map_err(|e| Error::config(CODEC, format!("rate {rate}: {e}")))?
+            }
+            ZfpMode::FixedPrecision { precision } => ZfpConfig::fixed_precision(precision),
+        };
+        Ok(Self {
+            dtype,
+            mode,
+            configuration: configuration.cloned().unwrap_or(Value::Null),
+            dims,
+            len,
+            config,
+        })
+    }
+
+    pub fn mode(&self) -> ZfpMode {
+        self.mode
+    }
+
+    /// The zfp field sizes, nx first.
+    pub fn field_dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({"name": CODEC, "configuration": self.configuration})
+    }
+
+    /// Compresses a chunk into a headerless zfp stream.
+    pub fn encode(&self, data: &ArrayData) -> Result<Vec<u8>> {
+        if data.data_type() != self.dtype {
+            return Err(Error::WrongArrayType {
+                expected: self.dtype.name().into(),
+                actual: data.data_type().name().into(),
+            });
+        }
+        if data.len() != self.len {
+            return Err(Error::ChunkLength {
+                what: "elements",
+                expected: self.len,
+                actual: data.len(),
+            });
+        }
+        if self.len == 0 {
+            return Ok(Vec::new());
+        }
+        match data {
+            ArrayData::Float32(v) => self.compress(v),
+            ArrayData::Float64(v) => self.compress(v),
+            ArrayData::Int32(v) => self.compress(v),
+            ArrayData::Int64(v) => self.compress(v),
+            ArrayData::Float16(v) => {
+                self.compress(&v.iter().map(|&x| f16_to_f32(x)).collect::<Vec<_>>())
+            }
+            ArrayData::Int8(v) => {
+                self.compress(&v.iter().map(|&x| i32::from(x) << 23).collect::<Vec<_>>())
+            }
+            ArrayData::UInt8(v) => self.compress(
+                &v.iter()
+                    .map(|&x| (i32::from(x) - 0x80) << 23)
+                    .collect::<Vec<_>>(),
+            ),
+            ArrayData::Int16(v) => {
+                self.compress(&v.iter().map(|&x| i32::from(x) << 15).collect::<Vec<_>>())
+            }
+            ArrayData::UInt16(v) => self.compress(
+                &v.iter()
+                    .map(|&x| (i32::from(x) - 0x8000) << 15)
+                    .collect::<Vec<_>>(),
+            ),
+            ArrayData::UInt32(v) => self.compress(
+                &v.iter()
+                    .map(|&x| x.min(i32::MAX as u32) as i32)
+                    .collect::<Vec<_>>(),
+            ),
+            ArrayData::UInt64(v) => self.compress(
+                &v.iter()
+                    .map(|&x| x.min(i64::MAX as u64) as i64)
+                    .collect::<Vec<_>>(),
+            ),
+        }
+    }
+
+    /// Decompresses a headerless zfp stream into a chunk. A stream that ends before the field
+    /// does is an error; other corruption decodes to whatever values the bits give (zfp cannot
+    /// tell). Memory is sized by the chunk shape, never by the stream.
+    pub fn decode(&self, bytes: &[u8]) -> Result<ArrayData> {
+        if self.len == 0 {
+            return ArrayData::from_le_bytes(self.dtype, &[]);
+        }
+        Ok(match self.dtype {
+            DataType::Float32 => f32::into_array(self.decompress(bytes)?),
+            DataType::Float64 => f64::into_array(self.decompress(bytes)?),
+            DataType::Int32 => i32::into_array(self.decompress(bytes)?),
+            DataType::Int64 => i64::into_array(self.decompress(bytes)?),
+            DataType::Float16 => f16::into_array(
+                self.decompress::<f32>(bytes)?
+                    .into_iter()
+                    .map(f32_to_f16)
+                    .collect(),
+            ),
+            DataType::Int8 => i8::into_array(demote(self.decompress(bytes)?, 8, true)),
+            DataType::UInt8 => u8::into_array(demote(self.decompress(bytes)?, 8, false)),
+            DataType::Int16 => i16::into_array(demote(self.decompress(bytes)?, 16, true)),
+            DataType::UInt16 => u16::into_array(demote(self.decompress(bytes)?, 16, false)),
+            DataType::UInt32 => u32::into_array(
+                self.decompress::<i32>(bytes)?
+                    .into_iter()
+                    .map(|v| v.max(0) as u32)
+                    .collect(),
+            ),
+            DataType::UInt64 => u64::into_array(
+                self.decompress::<i64>(bytes)?
+                    .into_iter()
+                    .map(|v| v.max(0) as u64)
+                    .collect(),
+            ),
+        })
+    }
+
+    fn compress<T: ZfpScalar>(&self, values: &[T]) -> Result<Vec<u8>> {
+        let failed = |what: String| Error::InvalidMetadata {
+            message: format!("zfp could not compress the chunk: {what}"),
+        };
+        let field = self.field(values).map_err(|e| failed(e.to_string()))?;
+        let capacity = self
+            .config
+            .maximum_size(T::SCALAR_TYPE, field.dims())
+            .ok_or_else(|| failed("the chunk is too large".into()))?;
+        let mut stream = ZfpBitStream::new(capacity).map_err(|e| failed(e.to_string()))?;
+        let size = stream
+            .compress(&self.config, &field)
+            .map_err(|e| failed(e.to_string()))?;
+        let mut bytes = stream.as_bytes().to_vec();
+        bytes.truncate(size);
+        Ok(bytes)
+    }
+
+    fn decompress<T: ZfpScalar + Default + Clone>(&self, bytes: &[u8]) -> Result<Vec<T>> {
+        let mut out = vec![T::default(); self.len];
+        let mut stream = ZfpBitStream::from_bytes(bytes).map_err(|e| Error::InvalidMetadata {
+            message: format!("zfp stream: {e}"),
+        })?;
+        let mut field = self
+            .with_dims_mut(&mut out)
+            .map_err(|e| Error::InvalidMetadata {
+                message: format!("zfp field: {e}"),
+            })?;
+        stream
+            .decompress(&self.config, &mut field)
+            .map_err(|e| match e {
+                ZfpDecompressionError::Truncated { required, capacity } => Error::ChunkLength {
+                    what: "zfp stream bytes",
+                    expected: required,
+                    actual: capacity.min(bytes.len()),
+                },
+                other => Error::InvalidMetadata {
+                    message: format!("zfp stream: {other}"),
+                },
+            })?;
+        Ok(out)
+    }
+
+    fn field<'a, T: ZfpScalar>(
+        &self,
+        values: &'a [T],
+    ) -> std::result::Result<ZfpField<'a>, zfp_rs::ZfpFieldError> {
+        match *self.dims.as_slice() {
+            [x] => ZfpField::new(values, [x]),
+            [x, y] => ZfpField::new(values, [x, y]),
+            [x, y, z] => ZfpField::new(values, [x, y, z]),
+            [x, y, z, w, ..] => ZfpField::new(values, [x, y, z, w]),
+            [] => ZfpField::new(values, [1]),
+        }
+    }
+
+    fn with_dims_mut<'a, T: ZfpScalar>(
+        &self,
+        out: &'a mut [T],
+    ) -> std::result::Result<ZfpFieldMut<'a>, zfp_rs::ZfpFieldError> {
+        match *self.dims.as_slice() {
+            [x] => ZfpFieldMut::new(out, [x]),
+            [x, y] => ZfpFieldMut::new(out, [x, y]),
+            [x, y, z] => ZfpFieldMut::new(out, [x, y, z]),
+            [x, y, z, w, ..] => ZfpFieldMut::new(out, [x, y, z, w]),
+            [] => ZfpFieldMut::new(out, [1]),
+        }
+    }
+}
+
+/// zfp's demotion from int32 to an N-bit integer: shift back, clamp into range.
+fn demote<T: TryFrom<i32> + Default>(values: Vec<i32>, bits: u32, signed: bool) -> Vec<T> {
+    let (lo, hi) = if signed {
+        (-(1i32 << (bits - 1)), (1i32 << (bits - 1)) - 1)
+    } else {
+        (0, (1i32 << bits) - 1)
+    };
+    values
+        .into_iter()
+        .map(|v| {
+            let shifted = v >> (31 - bits);
+            let v = if signed {
+                shifted
+            } else {
+                shifted + (1 << (bits - 1))
+            };
+            T::try_from(v.clamp(lo, hi)).unwrap_or_default()
+        })
+        .collect()
+}
