@@ -2,7 +2,8 @@
 
 A synthetic monthly-mean surface air temperature field, dims (time, lat, lon) =
 (12, 73, 144) on a 2.5 degree grid, in degrees Celsius, with land as NaN, is
-written by zarr-python three times as zarr v3 arrays (LocalStore directories):
+written four times as zarr v3 arrays (LocalStore directories), the first three
+by zarr-python:
 
 * ``sample/temperature_float64.zarr``  the original float64 values
                                         (bytes + zstd level 3): the truth
@@ -11,29 +12,48 @@ written by zarr-python three times as zarr v3 arrays (LocalStore directories):
                                         (nearest-even, clamp, NaN <-> 0)
 * ``sample/temperature_int16.zarr``    the same packed to int16
                                         (nearest-even, clamp, NaN <-> -32768)
+* ``sample/temperature_zfp.zarr``      the original float64 values with the
+                                        zarr v3 ``zfp`` array->bytes codec in
+                                        reversible (lossless) mode
 
-and ``sample/manifest.json`` describes them: grid, offset/scale of each packed
-store, the maximum quantisation error, NaN counts, per-month sha256/min/max of
-what zarr-python reads back, and probe points (see ``build_manifest``).
+zarr-python cannot write the ``zfp`` codec, so ``write_zfp_store`` writes that
+store itself: ``zarr.json`` is the float64 store's with ``codecs`` replaced by
+``[{"name": "zfp", "configuration": {"mode": "reversible"}}]``, and each chunk
+file ``c/t/i/j`` is ``zfpy.compress_numpy(chunk, write_header=False)`` of the
+C-contiguous (1, 37, 72) float64 chunk (a zfp 3-d field nz=1, ny=37, nx=72, no
+zfp header, as the codec spec requires), edge chunks padded with the fill value
+NaN as zarr does. Only reversible mode is lossless and keeps the NaN land mask;
+zfp's lossy modes cannot represent NaN. Every chunk is decoded again and
+checked bit for bit.
 
-Requirements (the exact zarr version is asserted below)::
+``sample/manifest.json`` describes them: grid, offset/scale of each packed
+store, the maximum quantisation error, total chunk bytes of each store, NaN
+counts, per-month sha256/min/max of what is read back (by zarr-python, or for
+the zfp store by zfpy), and probe points (see ``build_manifest``).
+
+Requirements (the exact zarr and zfpy versions are asserted below)::
 
     python3.12 -m venv .venv
-    .venv/bin/pip install "zarr==3.4.2" cast-value-rs numpy
+    .venv/bin/pip install "zarr==3.4.2" cast-value-rs numpy "zfpy==1.0.1"
     .venv/bin/python generate.py
 
 (zarr-python's ``cast_value`` codec needs the ``cast-value-rs`` package.)
+Pin ``zfpy==1.0.1`` exactly: zfpy 1.0.1.post0 breaks numcodecs (which
+zarr-python imports), so do not let pip pick a newer post release.
 No network access is needed. The script can be run from any working
 directory; it deletes and rewrites ``sample/`` next to this file.
 
 Determinism: the noise comes from a fixed numpy seed and every other step is
 plain arithmetic, so the values, the chunk files (zstd output is deterministic
-for a given libzstd) and manifest.json are the same on every run.
+for a given libzstd, zfp's reversible output for a given zfp version) and
+manifest.json are the same on every run.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import itertools
 import json
 import math
 import shutil
@@ -42,10 +62,14 @@ from pathlib import Path
 
 import numpy as np
 import zarr
+import zfpy
+from numcodecs import Zstd
 from zarr.codecs import BytesCodec, CastValue, ScaleOffset, ZstdCodec
 from zarr.storage import LocalStore
 
 assert zarr.__version__ == "3.4.2", f"need zarr==3.4.2, found {zarr.__version__}"
+ZFPY_VERSION = importlib.metadata.version("zfpy")
+assert ZFPY_VERSION == "1.0.1", f"need zfpy==1.0.1, found {ZFPY_VERSION}"
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE / "sample"
@@ -64,7 +88,10 @@ STORE_PATHS = {
     "float64": "temperature_float64.zarr",
     "uint8": "temperature_uint8.zarr",
     "int16": "temperature_int16.zarr",
+    "zfp": "temperature_zfp.zarr",
 }
+ZARR_STORES = ("float64", "uint8", "int16")  # written and read by zarr-python
+ZFP_CODECS = [{"name": "zfp", "configuration": {"mode": "reversible"}}]
 
 
 # ---------------------------------------------------------------------------
@@ -211,6 +238,67 @@ def write_store(name: str, data: np.ndarray, *, filters, compressors):
         arr[...] = data
 
 
+def chunk_slices():
+    """(chunk key, index into the array, shape of the real data) of every chunk,
+    in C order of the chunk grid."""
+    grid = [math.ceil(n / c) for n, c in zip(SHAPE, CHUNKS)]
+    for idx in itertools.product(*(range(g) for g in grid)):
+        sl = tuple(slice(k * c, min((k + 1) * c, n)) for k, c, n in zip(idx, CHUNKS, SHAPE))
+        yield "c/" + "/".join(str(k) for k in idx), sl, tuple(s.stop - s.start for s in sl)
+
+
+def padded_chunk(data: np.ndarray, sl, real) -> np.ndarray:
+    """The full (1, 37, 72) C-contiguous float64 chunk, edge chunks padded with
+    the fill value NaN as zarr does."""
+    chunk = np.full(CHUNKS, np.nan, dtype=np.float64)
+    chunk[tuple(slice(0, r) for r in real)] = data[sl]
+    assert chunk.flags.c_contiguous and chunk.dtype == np.float64
+    return chunk
+
+
+def write_zfp_store(data: np.ndarray) -> np.ndarray:
+    """Write ``temperature_zfp.zarr`` by hand (zarr-python has no zfp codec),
+    decode every chunk again, check it bit for bit and return the reassembled
+    array. Needs the float64 store written first (its zarr.json is the model)."""
+    root = SAMPLE / STORE_PATHS["zfp"]
+    meta = json.loads((SAMPLE / STORE_PATHS["float64"] / "zarr.json").read_text())
+    assert meta["codecs"][0]["name"] == "bytes", meta["codecs"]
+    meta["codecs"] = ZFP_CODECS
+    root.mkdir(parents=True)
+    # the same layout as zarr-python writes (indent 2, no final newline)
+    (root / "zarr.json").write_text(json.dumps(meta, indent=2, allow_nan=False))
+
+    out = np.full(SHAPE, np.nan, dtype=np.float64)
+    for key, sl, real in chunk_slices():
+        chunk = padded_chunk(data, sl, real)
+        stream = zfpy.compress_numpy(chunk, write_header=False)  # reversible mode
+        path = root / key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(stream)
+
+        dec = zfpy._decompress(path.read_bytes(), zfpy.type_double, list(CHUNKS))
+        assert dec.dtype == np.float64 and dec.shape == CHUNKS, (key, dec.dtype, dec.shape)
+        assert le_bytes(dec) == le_bytes(chunk), f"zfp chunk {key} is not bit-exact"
+        out[sl] = dec[tuple(slice(0, r) for r in real)]
+    return out
+
+
+def check_zarr_padding(data: np.ndarray) -> None:
+    """The float64 store's chunks (bytes little-endian + zstd) are exactly the
+    padded chunks given to zfp, i.e. the zfp store pads edge chunks as zarr does."""
+    root = SAMPLE / STORE_PATHS["float64"]
+    for key, sl, real in chunk_slices():
+        raw = Zstd().decode((root / key).read_bytes())
+        assert bytes(raw) == le_bytes(padded_chunk(data, sl, real)), f"float64 chunk {key}"
+
+
+def chunk_bytes(name: str) -> int:
+    """Total size of the chunk files c/... of a store."""
+    files = [p for p in (SAMPLE / STORE_PATHS[name] / "c").rglob("*") if p.is_file()]
+    assert len(files) == math.prod(math.ceil(n / c) for n, c in zip(SHAPE, CHUNKS)), name
+    return sum(p.stat().st_size for p in files)
+
+
 def packed_filters(dtype: str, offset: float, scale: float, sentinel: int):
     return [
         ScaleOffset(offset=offset, scale=scale),
@@ -306,8 +394,23 @@ def build_manifest(truth: np.ndarray, reads: dict, params: dict) -> dict:
             "offset": offset,
             "scale": scale,
             "max_abs_error": float(np.abs(out[ok] - truth[ok]).max()),
+            "bytes": chunk_bytes(name),
         }
-    stores["float64"] = {"path": STORE_PATHS["float64"], "dtype": "float64"}
+    stores["float64"] = {
+        "path": STORE_PATHS["float64"],
+        "dtype": "float64",
+        "bytes": chunk_bytes("float64"),
+    }
+    out = reads["zfp"]
+    assert le_bytes(out) == le_bytes(truth), "zfp store is not lossless"
+    stores["zfp"] = {
+        "path": STORE_PATHS["zfp"],
+        "dtype": "float64",
+        "mode": ZFP_CODECS[0]["configuration"]["mode"],
+        "max_abs_error": float(np.abs(out[ok] - truth[ok]).max()),
+        "bytes": chunk_bytes("zfp"),
+    }
+    assert stores["zfp"]["max_abs_error"] == 0.0
 
     probes = []
     for kind, (t, i, j) in probe_points(truth):
@@ -328,6 +431,8 @@ def build_manifest(truth: np.ndarray, reads: dict, params: dict) -> dict:
             )
 
     nan_per_t = [int(np.isnan(truth[t]).sum()) for t in range(NT)]
+    rows = {name: per_time(reads[name]) for name in ("uint8", "int16", "float64", "zfp")}
+    assert rows["zfp"] == rows["float64"], "zfp per-month sha256/min/max/nan differ from float64"
     return {
         "shape": list(SHAPE),
         "chunks": list(CHUNKS),
@@ -342,17 +447,21 @@ def build_manifest(truth: np.ndarray, reads: dict, params: dict) -> dict:
         "nan_count_per_time": nan_per_t,
         "min": float(truth[ok].min()),
         "max": float(truth[ok].max()),
-        "per_time": {name: per_time(reads[name]) for name in ("uint8", "int16", "float64")},
+        "per_time": rows,
         "probes": probes,
         "notes": (
-            "Synthetic data (numpy seed %d), generated by generate.py with zarr-python %s. "
+            "Synthetic data (numpy seed %d), generated by generate.py with zarr-python %s "
+            "and zfpy %s. "
             "Decoded value = stored / scale + offset; the sentinel (uint8 0, int16 -32768) "
-            "decodes to NaN (land). per_time[store][t].sha256 is the sha256 of the month "
-            "[t, :, :] as zarr-python reads it, little-endian float64, C order (lat rows "
-            "from 90 to -90, lon 0 to 357.5). min/max skip NaN. probes[].value is null for "
-            "NaN; probes[].bits is the float64 bit pattern, 16 hex digits, most significant "
-            "first. max_abs_error = max over non-NaN points of |decoded - original|."
-            % (SEED, zarr.__version__)
+            "decodes to NaN (land). The zfp store uses the zarr v3 zfp codec in reversible "
+            "(lossless) mode, headerless streams of the (1, 37, 72) float64 chunks, edge "
+            "chunks padded with NaN. per_time[store][t].sha256 is the sha256 of the month "
+            "[t, :, :] as zarr-python (zfp store: zfpy) reads it, little-endian float64, "
+            "C order (lat rows from 90 to -90, lon 0 to 357.5). min/max skip NaN. "
+            "probes[].value is null for NaN; probes[].bits is the float64 bit pattern, 16 "
+            "hex digits, most significant first. max_abs_error = max over non-NaN points of "
+            "|decoded - original|. stores[].bytes = total size of the store's chunk files."
+            % (SEED, zarr.__version__, ZFPY_VERSION)
         ),
     }
 
@@ -384,8 +493,11 @@ def main() -> None:
     write_store("uint8", truth, filters=packed_filters("uint8", *u8, 0), compressors=None)
     write_store("int16", truth, filters=packed_filters("int16", *i16, -32768), compressors=None)
 
-    reads = {name: read_store(name) for name in STORE_PATHS}
+    reads = {name: read_store(name) for name in ZARR_STORES}
     assert le_bytes(reads["float64"]) == le_bytes(truth), "float64 store does not round-trip"
+    check_zarr_padding(truth)
+    reads["zfp"] = write_zfp_store(truth)
+    assert le_bytes(reads["zfp"]) == le_bytes(truth), "zfp store does not round-trip"
     for name in ("uint8", "int16"):
         meta = json.loads((SAMPLE / STORE_PATHS[name] / "zarr.json").read_text())
         so = meta["codecs"][0]["configuration"]
@@ -403,6 +515,10 @@ def main() -> None:
         s = manifest["stores"][name]
         print(f"{name}: offset {s['offset']!r} scale {s['scale']!r} "
               f"max_abs_error {s['max_abs_error']!r}")
+    raw = truth.nbytes
+    for name in ("uint8", "int16", "float64", "zfp"):
+        b = manifest["stores"][name]["bytes"]
+        print(f"{name}: chunk bytes {b} ({b / raw:.3f} of raw {raw})")
 
 
 if __name__ == "__main__":
