@@ -45,7 +45,7 @@ if (!check) {
     const report = await page.evaluate(async () => {
       const view = await window.demo.ready;
       const all = {};
-      for (const name of ["uint8", "int16"]) all[name] = await window.demo.readAll(name);
+      for (const name of ["uint8", "int16", "zfp"]) all[name] = await window.demo.readAll(name);
       return { view, all, manifest: { nan_count: window.demo.manifest.nan_count, shape: window.demo.manifest.shape } };
     });
     console.log(`\n${url}`);

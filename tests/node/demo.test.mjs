@@ -49,8 +49,8 @@ test("the page loads and draws with no console errors", async () => {
   assert.match(await page.textContent("#time-label"), new RegExp(manifest.time[0]));
 });
 
-test("every month of both packed copies decodes to what zarr-python read, bit for bit", async () => {
-  for (const name of ["uint8", "int16", "float64"]) {
+test("every month of every copy (uint8, int16, zfp) decodes to what zarr-python read, bit for bit", async () => {
+  for (const name of ["uint8", "int16", "float64", "zfp"]) {
     const digests = await page.evaluate(async (name) => {
       const out = [];
       for (let t = 0; t < 12; t++) {
@@ -112,6 +112,11 @@ test("the slider changes the picture; the int16 copy has the smaller quantisatio
   // Per-chunk timings are shown for both implementations.
   const rows = await page.locator("#timing tr").count();
   assert.equal(rows, 5);
+
+  // The zfp copy is reversible: no error at all, and its module loads only now.
+  await page.locator('input[value="zfp"]').check();
+  await page.waitForFunction(() => window.demo.state.store === "zfp" && document.body.dataset.state === "ready");
+  assert.equal(await page.evaluate(() => window.demo.state.summary.maxAbsError), 0);
   mkdirSync(join(root, "target"), { recursive: true });
   await page.screenshot({ path: join(root, "target/demo-screenshot.png"), fullPage: true });
   assert.deepEqual(problems, []);

@@ -20,11 +20,16 @@ zarr-python cannot write the ``zfp`` codec, so ``write_zfp_store`` writes that
 store itself: ``zarr.json`` is the float64 store's with ``codecs`` replaced by
 ``[{"name": "zfp", "configuration": {"mode": "reversible"}}]``, and each chunk
 file ``c/t/i/j`` is ``zfpy.compress_numpy(chunk, write_header=False)`` of the
-C-contiguous (1, 37, 72) float64 chunk (a zfp 3-d field nz=1, ny=37, nx=72, no
+C-contiguous (12, 37, 72) float64 chunk (a zfp 3-d field nz=12, ny=37, nx=72, no
 zfp header, as the codec spec requires), edge chunks padded with the fill value
 NaN as zarr does. Only reversible mode is lossless and keeps the NaN land mask;
 zfp's lossy modes cannot represent NaN. Every chunk is decoded again and
 checked bit for bit.
+
+Size: the zfp store's chunks hold all 12 months, (12, 37, 72), so zfp's 4x4x4
+blocks are full; chunks one month deep are 3-d fields with nz = 1 (the codec
+spec does not squeeze 1-4-d chunks), whose blocks would be 3/4 padding, and
+the store would be ~2.5x the raw data.
 
 ``sample/manifest.json`` describes them: grid, offset/scale of each packed
 store, the maximum quantisation error, total chunk bytes of each store, NaN
@@ -78,6 +83,10 @@ SEED = 20240101
 NT, NLAT, NLON = 12, 73, 144
 SHAPE = (NT, NLAT, NLON)
 CHUNKS = (1, 37, 72)  # one month = 2 x 2 chunks; 73 = 37 + 36 and 144 = 72 + 72
+# The zfp copy keeps all 12 months in a chunk: zfp codes 4 x 4 x 4 blocks, and a chunk one month
+# deep (a 3-D field with nz = 1, which the codec must not squeeze) would leave three quarters of
+# every block as padding. A month still touches 2 x 2 chunks.
+ZFP_CHUNKS = (12, 37, 72)
 DIMS = ["time", "lat", "lon"]
 
 LAT = [90.0 - 2.5 * i for i in range(NLAT)]  # 90 .. -90
@@ -238,19 +247,19 @@ def write_store(name: str, data: np.ndarray, *, filters, compressors):
         arr[...] = data
 
 
-def chunk_slices():
+def chunk_slices(chunks=CHUNKS):
     """(chunk key, index into the array, shape of the real data) of every chunk,
     in C order of the chunk grid."""
-    grid = [math.ceil(n / c) for n, c in zip(SHAPE, CHUNKS)]
+    grid = [math.ceil(n / c) for n, c in zip(SHAPE, chunks)]
     for idx in itertools.product(*(range(g) for g in grid)):
-        sl = tuple(slice(k * c, min((k + 1) * c, n)) for k, c, n in zip(idx, CHUNKS, SHAPE))
+        sl = tuple(slice(k * c, min((k + 1) * c, n)) for k, c, n in zip(idx, chunks, SHAPE))
         yield "c/" + "/".join(str(k) for k in idx), sl, tuple(s.stop - s.start for s in sl)
 
 
-def padded_chunk(data: np.ndarray, sl, real) -> np.ndarray:
-    """The full (1, 37, 72) C-contiguous float64 chunk, edge chunks padded with
-    the fill value NaN as zarr does."""
-    chunk = np.full(CHUNKS, np.nan, dtype=np.float64)
+def padded_chunk(data: np.ndarray, sl, real, chunks=CHUNKS) -> np.ndarray:
+    """The full C-contiguous float64 chunk, edge chunks padded with the fill value
+    NaN as zarr does."""
+    chunk = np.full(chunks, np.nan, dtype=np.float64)
     chunk[tuple(slice(0, r) for r in real)] = data[sl]
     assert chunk.flags.c_contiguous and chunk.dtype == np.float64
     return chunk
@@ -264,20 +273,21 @@ def write_zfp_store(data: np.ndarray) -> np.ndarray:
     meta = json.loads((SAMPLE / STORE_PATHS["float64"] / "zarr.json").read_text())
     assert meta["codecs"][0]["name"] == "bytes", meta["codecs"]
     meta["codecs"] = ZFP_CODECS
+    meta["chunk_grid"]["configuration"]["chunk_shape"] = list(ZFP_CHUNKS)
     root.mkdir(parents=True)
     # the same layout as zarr-python writes (indent 2, no final newline)
     (root / "zarr.json").write_text(json.dumps(meta, indent=2, allow_nan=False))
 
     out = np.full(SHAPE, np.nan, dtype=np.float64)
-    for key, sl, real in chunk_slices():
-        chunk = padded_chunk(data, sl, real)
+    for key, sl, real in chunk_slices(ZFP_CHUNKS):
+        chunk = padded_chunk(data, sl, real, ZFP_CHUNKS)
         stream = zfpy.compress_numpy(chunk, write_header=False)  # reversible mode
         path = root / key
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(stream)
 
-        dec = zfpy._decompress(path.read_bytes(), zfpy.type_double, list(CHUNKS))
-        assert dec.dtype == np.float64 and dec.shape == CHUNKS, (key, dec.dtype, dec.shape)
+        dec = zfpy._decompress(path.read_bytes(), zfpy.type_double, list(ZFP_CHUNKS))
+        assert dec.dtype == np.float64 and dec.shape == ZFP_CHUNKS, (key, dec.dtype, dec.shape)
         assert le_bytes(dec) == le_bytes(chunk), f"zfp chunk {key} is not bit-exact"
         out[sl] = dec[tuple(slice(0, r) for r in real)]
     return out
@@ -295,7 +305,8 @@ def check_zarr_padding(data: np.ndarray) -> None:
 def chunk_bytes(name: str) -> int:
     """Total size of the chunk files c/... of a store."""
     files = [p for p in (SAMPLE / STORE_PATHS[name] / "c").rglob("*") if p.is_file()]
-    assert len(files) == math.prod(math.ceil(n / c) for n, c in zip(SHAPE, CHUNKS)), name
+    chunks = ZFP_CHUNKS if name == "zfp" else CHUNKS
+    assert len(files) == math.prod(math.ceil(n / c) for n, c in zip(SHAPE, chunks)), name
     return sum(p.stat().st_size for p in files)
 
 
