@@ -33,7 +33,7 @@ fi
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
   step "Chromium and ChromeDriver"
   $SUDO apt-get update
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver
 fi
 
 step "npm dependencies"

@@ -2,6 +2,7 @@
 // package's codecs, and reports what it decoded (hex of the bytes, as the Node tests compare).
 import * as zarr from "zarrita";
 import { registerCodecs } from "zarr-wasm-codecs";
+import { zfpStore } from "./zfp-store.js";
 
 registerCodecs();
 
@@ -36,16 +37,8 @@ export async function readZfpCases() {
   let read = 0;
   for (const c of cases) {
     if (!CTORS[c.data_type]) continue;
-    const store = new Map();
-    const meta = {
-      zarr_format: 3, node_type: "array", shape: c.shape, data_type: c.data_type,
-      chunk_grid: { name: "regular", configuration: { chunk_shape: c.shape } },
-      chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
-      fill_value: 0, codecs: [{ name: "zfp", configuration: c.configuration }], attributes: {},
-    };
-    store.set("/zarr.json", new TextEncoder().encode(JSON.stringify(meta)));
     const stream = new Uint8Array(c.stream.match(/../g)?.map((h) => parseInt(h, 16)) ?? []);
-    store.set(c.shape.length === 0 ? "/c" : `/c/${c.shape.map(() => 0).join("/")}`, stream);
+    const store = zfpStore(c, stream);
     const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
     const got = await zarr.get(arr);
     const data = c.shape.length === 0 ? CTORS[c.data_type].of(got) : got.data;

@@ -7,6 +7,8 @@ import { test } from "node:test";
 import * as zarr from "zarrita";
 import { registerCodecs } from "zarr-wasm-codecs";
 
+import { zfpChunkKey, zfpStore } from "../browser/zfp-store.js";
+
 registerCodecs();
 
 const cases = JSON.parse(readFileSync(new URL("../fixtures/zfp/cases.json", import.meta.url), "utf8"));
@@ -19,18 +21,9 @@ const CTORS = {
 };
 
 /** A one-chunk array whose chunk is `stream`, in an in-memory store. */
-export async function zfpArray(c, stream) {
-  const store = new Map();
-  const meta = {
-    zarr_format: 3, node_type: "array", shape: c.shape, data_type: c.data_type,
-    chunk_grid: { name: "regular", configuration: { chunk_shape: c.shape } },
-    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
-    fill_value: 0, codecs: [{ name: "zfp", configuration: c.configuration }], attributes: {},
-  };
-  store.set("/zarr.json", new TextEncoder().encode(JSON.stringify(meta)));
-  const key = c.shape.length === 0 ? "/c" : `/c/${c.shape.map(() => 0).join("/")}`;
-  if (stream) store.set(key, stream);
-  return { store, key, arr: await zarr.open.v3(zarr.root(store), { kind: "array" }) };
+async function zfpArray(c, stream) {
+  const store = zfpStore(c, stream);
+  return { store, key: zfpChunkKey(c), arr: await zarr.open.v3(zarr.root(store), { kind: "array" }) };
 }
 
 // Node 20 has no Float16Array, which zarrita needs for float16 arrays (the browser test reads them).
