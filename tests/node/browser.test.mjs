@@ -73,7 +73,8 @@ function checkAgainstReference(result) {
   notFound.clear();
 }
 
-const zfpRequests = () => requested.filter((p) => p.includes("zfp"));
+// The zfp wasm module's files (glue and inlined module).
+const zfpRequests = () => requested.filter((p) => p.includes("zarr_wasm_codecs_zfp"));
 
 test("browser, no bundler (import map over dist/): reads equal zarr-python's", async () => {
   const result = await readInPage(`${base}/tests/browser/plain.html?stores=${STORES}`);
