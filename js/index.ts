@@ -104,3 +104,6 @@ export async function createChain(metadata: object): Promise<InstanceType<Bindin
   const wasm = await loadWasm();
   return new wasm.CodecChain(JSON.stringify(metadata));
 }
+
+export { planPacking, writePacked } from "./plan.js";
+export type { DataRange, PackingPlan, PlanOptions, WritePackedOptions } from "./plan.js";

@@ -1,11 +1,12 @@
 // Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
-// failed start is not cached, so a later call can try again. The zfp module is a separate file
-// reached only through a dynamic import, so readers of other codecs never load it.
+// failed start is not cached, so a later call can try again. The zfp and planner modules are
+// separate files reached only through dynamic imports, so readers never load them.
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
 import wasmBase64 from "./wasm/zarr_wasm_codecs_inline.js";
 
 export type Bindings = typeof bindings;
 export type ZfpBindings = typeof import("./wasm/zarr_wasm_codecs_zfp.js");
+export type PlanBindings = typeof import("./wasm/zarr_wasm_codecs_plan.js");
 
 export function decodeBase64(text: string): Uint8Array {
   const fromBase64 = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
@@ -42,4 +43,14 @@ export const loadZfp: () => Promise<ZfpBindings> = once(async () => {
   ]);
   await zfp.default({ module_or_path: decodeBase64(inline.default) });
   return zfp;
+});
+
+/** The packing planner's module, loaded on first use. */
+export const loadPlan: () => Promise<PlanBindings> = once(async () => {
+  const [plan, inline] = await Promise.all([
+    import("./wasm/zarr_wasm_codecs_plan.js"),
+    import("./wasm/zarr_wasm_codecs_plan_inline.js"),
+  ]);
+  await plan.default({ module_or_path: decodeBase64(inline.default) });
+  return plan;
 });

@@ -1,6 +1,6 @@
-// Builds the npm package into dist/: two wasm modules from the Rust crate (the core codecs, and
-// zfp on its own so that readers of packed integers never load it), wasm-bindgen's glue for
-// each, each module inlined as base64 (one ESM file each, which works in Node, browsers and
+// Builds the npm package into dist/: three wasm modules from the Rust crate (the core codecs;
+// zfp, and the packing planner, each on its own so that readers of packed integers never load
+// them), wasm-bindgen's glue for each, each module inlined as base64 (one ESM file each, which works in Node, browsers and
 // bundlers with no path to configure), then the TypeScript adapter.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +17,7 @@ mkdirSync(glue, { recursive: true });
 const modules = [
   { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target" },
   { name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module" },
+  { name: "zarr_wasm_codecs_plan", features: ["--no-default-features", "--features", "plan-module"], targetDir: "target/plan-module" },
 ];
 const report = {};
 for (const m of modules) {

@@ -7,12 +7,15 @@
 //! - [`dtype`]: data types, scalars and their JSON (fill values, "NaN", "Infinity", hex bits).
 //! - [`array`]: a chunk's typed values.
 //! - [`codec`]: `scale_offset`, `cast_value`, `bytes`, and the [`codec::Chain`] that runs them.
+//! - [`plan`]: choosing target type, scale, offset and sentinels for packing data.
 
 pub mod array;
 pub mod codec;
 pub mod dtype;
 pub mod error;
 pub mod float;
+#[cfg(feature = "plan")]
+pub mod plan;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 

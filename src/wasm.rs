@@ -7,13 +7,14 @@
 use js_sys::{Reflect, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+#[cfg(not(feature = "plan-module"))]
 use wasm_bindgen::JsCast;
 
 use crate::array::ArrayData;
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 use crate::codec::{codec_name_and_config, ArrayCodec, Chain, FusedDecode, ScaleOffset};
 use crate::dtype::DataType;
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 use crate::dtype::Scalar;
 use crate::error::Error;
 
@@ -76,6 +77,7 @@ fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<Vec<u8>, JsV
 
 /// A typed array holding `data` (a copy out of wasm memory). float16 becomes a Float16Array
 /// where the engine has one, else a Uint16Array of the bits.
+#[cfg(not(feature = "plan-module"))]
 fn to_typed_array(data: &ArrayData) -> JsValue {
     match data {
         ArrayData::Int8(v) => js_sys::Int8Array::from(v.as_slice()).into(),
@@ -104,7 +106,7 @@ fn to_typed_array(data: &ArrayData) -> JsValue {
 }
 
 /// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 fn scalar_to_js(s: Scalar) -> JsValue {
     match s {
         Scalar::Int64(v) => JsValue::from(v),
@@ -117,7 +119,7 @@ fn scalar_to_js(s: Scalar) -> JsValue {
 }
 
 /// One array -> array codec of an array's codec list, for zarrita's pipeline.
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 ///
 /// When a scale_offset is followed by a cast_value that stores floats as integers, the pair
 /// decodes in one pass: the cast_value runs both steps and the scale_offset passes its chunk
@@ -130,7 +132,7 @@ pub struct ArrayToArrayCodec {
     decode: DecodeMode,
 }
 
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 enum DecodeMode {
     Codec,
     PassThrough,
@@ -138,7 +140,7 @@ enum DecodeMode {
 }
 
 /// The fused decode of the scale_offset at `index` and the cast_value after it, if any.
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDecode> {
     let (so_name, so_config) = codec_name_and_config(codecs.get(index)?).ok()?;
     let (cv_name, cv_config) = codec_name_and_config(codecs.get(index + 1)?).ok()?;
@@ -156,7 +158,7 @@ fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDe
     )
 }
 
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 #[wasm_bindgen]
 impl ArrayToArrayCodec {
     /// `codecs_json`: the array's (or shard's) codec list; `index`: this codec's place in it;
@@ -257,13 +259,13 @@ impl ArrayToArrayCodec {
 }
 
 /// A whole codec chain (array -> array codecs and bytes) over one chunk shape.
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 #[wasm_bindgen]
 pub struct CodecChain {
     chain: Chain,
 }
 
-#[cfg(not(feature = "zfp-module"))]
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
 #[wasm_bindgen]
 impl CodecChain {
     /// `metadata_json`: `{"data_type", "fill_value", "codecs", "chunk_shape"}` or a zarr v3
@@ -304,6 +306,38 @@ impl CodecChain {
     pub fn codecs_json(&self) -> String {
         self.chain.codecs_json().to_string()
     }
+}
+
+/// The packing plan for a typed array of data, as JSON text (see `crate::plan`).
+#[cfg(feature = "plan-module")]
+#[wasm_bindgen(js_name = planPackingForData)]
+pub fn plan_packing_for_data(
+    data: &JsValue,
+    data_type: &str,
+    options_json: &str,
+) -> Result<String, JsValue> {
+    let dtype = DataType::from_name(data_type).map_err(js_error)?;
+    let bytes = typed_array_bytes(data, dtype)?;
+    let values = ArrayData::from_le_bytes(dtype, &bytes).map_err(js_error)?;
+    let options = plan_options(options_json)?;
+    let plan = crate::plan::plan_for_data(&values, &options).map_err(js_error)?;
+    Ok(plan.to_json().to_string())
+}
+
+/// The packing plan for a range, `{"min", "max", "data_type"}`, as JSON text.
+#[cfg(feature = "plan-module")]
+#[wasm_bindgen(js_name = planPackingForRange)]
+pub fn plan_packing_for_range(range_json: &str, options_json: &str) -> Result<String, JsValue> {
+    let range = parse_json(range_json, "range")?;
+    let options = plan_options(options_json)?;
+    let plan = crate::plan::plan_for_range(&range, &options).map_err(js_error)?;
+    Ok(plan.to_json().to_string())
+}
+
+#[cfg(feature = "plan-module")]
+fn plan_options(options_json: &str) -> Result<crate::plan::PlanOptions, JsValue> {
+    let options = parse_json(options_json, "planPacking options")?;
+    crate::plan::PlanOptions::from_json(&options).map_err(js_error)
 }
 
 /// The zfp array -> bytes codec, in its own wasm module (built with the "zfp-module" feature),
