@@ -107,3 +107,5 @@ export async function createChain(metadata: object): Promise<InstanceType<Bindin
 
 export { planPacking, writePacked } from "./plan.js";
 export type { DataRange, PackingPlan, PlanOptions, WritePackedOptions } from "./plan.js";
+export { getDecoded } from "./decoded.js";
+export type { DecodedChunk } from "./decoded.js";

@@ -7,6 +7,7 @@
 //! - [`dtype`]: data types, scalars and their JSON (fill values, "NaN", "Infinity", hex bits).
 //! - [`array`]: a chunk's typed values.
 //! - [`codec`]: `scale_offset`, `cast_value`, `bytes`, and the [`codec::Chain`] that runs them.
+//! - [`missing`]: decoded reads of missing values and CF packing (scale_factor, add_offset).
 //! - [`plan`]: choosing target type, scale, offset and sentinels for packing data.
 
 pub mod array;
@@ -14,6 +15,7 @@ pub mod codec;
 pub mod dtype;
 pub mod error;
 pub mod float;
+pub mod missing;
 #[cfg(feature = "plan")]
 pub mod plan;
 #[cfg(target_arch = "wasm32")]

@@ -190,7 +190,12 @@ impl Plan {
         codecs.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
         let mut attributes = Map::new();
         if self.sentinels.is_some() {
-            // The missing_value convention: missing values read back as the array's NaN.
+            // The zarr missing_value convention, registered: missing values read back as the
+            // array's NaN.
+            attributes.insert(
+                "zarr_conventions".into(),
+                json!([crate::missing::MISSING_VALUE_CONVENTION.to_json()]),
+            );
             attributes.insert("missing_value".into(), self.fill_value.to_json());
         }
         json!({

@@ -308,6 +308,25 @@ impl CodecChain {
     }
 }
 
+/// Decodes a chunk of an array's values as its attributes ask (missing values to NaN, CF
+/// scale_factor and add_offset; see `crate::missing`) into a Float64Array.
+#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[wasm_bindgen(js_name = maskAndScale)]
+pub fn mask_and_scale(
+    attributes_json: &str,
+    data_type: &str,
+    data: &JsValue,
+) -> Result<js_sys::Float64Array, JsValue> {
+    let attributes = parse_json(attributes_json, "attributes")?;
+    let dtype = DataType::from_name(data_type).map_err(js_error)?;
+    let decode =
+        crate::missing::MaskAndScale::from_attributes(dtype, &attributes).map_err(js_error)?;
+    let bytes = typed_array_bytes(data, dtype)?;
+    let values = ArrayData::from_le_bytes(dtype, &bytes).map_err(js_error)?;
+    let out = decode.decode(&values).map_err(js_error)?;
+    Ok(js_sys::Float64Array::from(out.as_slice()))
+}
+
 /// The packing plan for a typed array of data, as JSON text (see `crate::plan`).
 #[cfg(feature = "plan-module")]
 #[wasm_bindgen(js_name = planPackingForData)]

@@ -1,0 +1,49 @@
+// Decoded reads: an array's values as a Float64Array with missing values as NaN and CF packing
+// (scale_factor, add_offset) applied, as the array's attributes ask. Opt-in: zarr.get's own
+// results are left as they are. The rules live in Rust (src/missing.rs).
+import * as zarr from "zarrita";
+import { loadWasm } from "./load.js";
+
+export interface DecodedChunk {
+  data: Float64Array;
+  shape: number[];
+  stride: number[];
+}
+
+type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
+
+const TYPED_ARRAYS: Record<string, { of(...values: never[]): ArrayBufferView }> = {
+  int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
+  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
+  float32: Float32Array, float64: Float64Array,
+};
+
+/** A JSON text of attributes; bigints (64-bit values) as decimal strings. */
+function attributesJson(attrs: unknown): string {
+  return JSON.stringify(attrs ?? {}, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+}
+
+/**
+ * `zarr.get(arr, selection)`, then decoded as the array's attributes ask: values equal to the
+ * `missing_value` attribute (the zarr missing_value convention, or CF's, which may be a list)
+ * or to xarray's `_FillValue` become NaN, and CF `scale_factor` / `add_offset` are applied,
+ * with xarray's rules, into a Float64Array.
+ */
+export async function getDecoded(
+  arr: Readable,
+  selection: (number | zarr.Slice | null)[] | null = null,
+): Promise<DecodedChunk> {
+  const [raw, wasm] = await Promise.all([zarr.get(arr, selection), loadWasm()]);
+  let chunk: { data: ArrayBufferView; shape: number[]; stride: number[] };
+  if (typeof raw === "object" && raw !== null && "data" in raw) {
+    chunk = raw as typeof chunk;
+  } else {
+    // A selection of single indices reads one value: decode it as a 0-d chunk.
+    const float16 = (globalThis as { Float16Array?: (typeof TYPED_ARRAYS)[string] }).Float16Array;
+    const ctor = TYPED_ARRAYS[arr.dtype] ?? float16;
+    if (!ctor) throw new TypeError(`no typed array for ${arr.dtype} here`);
+    chunk = { data: ctor.of(raw as never), shape: [], stride: [] };
+  }
+  const data = wasm.maskAndScale(attributesJson(arr.attrs), arr.dtype, chunk.data);
+  return { data, shape: chunk.shape, stride: chunk.stride };
+}

@@ -1,0 +1,305 @@
+//! Decoded reads of missing values and CF packing, from an array's attributes:
+//!
+//! - the zarr `missing_value` convention (a sentinel in the array's data type, encoded as its
+//!   fill value is; also CF's `missing_value`, which may be a list);
+//! - xarray's `_FillValue` attribute (for float arrays, base64 of the value's little-endian
+//!   float64 bytes; numbers and "NaN" are read too);
+//! - CF packing, `scale_factor` and `add_offset` on an integer array (as xarray writes netCDF-
+//!   style packed data to zarr).
+//!
+//! The rules are xarray's (`mask_and_scale`): values are first converted to the float type
+//! xarray decodes to (float32 for integers of up to 16 bits and float32 data, float64
+//! otherwise, and float64 whenever there is a scale or an offset), compared with each missing
+//! value converted to that type, set to NaN where equal, then multiplied by `scale_factor` and
+//! offset by `add_offset` in float64. Results are returned as float64, which holds every
+//! float32 exactly.
+
+use serde_json::Value;
+
+use crate::array::ArrayData;
+use crate::dtype::{DataType, Scalar};
+use crate::error::{Error, Result};
+use crate::float;
+
+/// The registration of the zarr missing_value convention in an array's `zarr_conventions`.
+pub struct Convention {
+    pub uuid: &'static str,
+    pub schema_url: &'static str,
+    pub name: &'static str,
+}
+
+pub const MISSING_VALUE_CONVENTION: Convention = Convention {
+    uuid: "78691ef5-ff17-4c55-98ca-a57f0e9d50bd",
+    schema_url: "https://raw.githubusercontent.com/zarr-experimental/missing_value/refs/tags/v0.1.0/schema.json",
+    name: "missing_value",
+};
+
+impl Convention {
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({"uuid": self.uuid, "schema_url": self.schema_url, "name": self.name})
+    }
+}
+
+/// The decoding an array's attributes ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaskAndScale {
+    data_type: DataType,
+    /// The float type values are converted to before masking (xarray's decoded type).
+    working: DataType,
+    /// Missing values, converted to the working type, as f64; NaN entries dropped.
+    missing: Vec<f64>,
+    scale_factor: Option<f64>,
+    add_offset: Option<f64>,
+}
+
+impl MaskAndScale {
+    /// Reads `missing_value`, `_FillValue`, `scale_factor` and `add_offset` from an array's
+    /// attributes (an object; absent or null means none).
+    pub fn from_attributes(data_type: DataType, attributes: &Value) -> Result<Self> {
+        let attrs = match attributes {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return Err(Error::InvalidMetadata {
+                    message: format!("attributes must be an object, got {other}"),
+                })
+            }
+        };
+        let get = |key: &str| attrs.and_then(|a| a.get(key)).filter(|v| !v.is_null());
+        let number = |key: &str| -> Result<Option<f64>> {
+            get(key)
+                .map(|v| {
+                    v.as_f64()
+                        .filter(|x| x.is_finite())
+                        .ok_or_else(|| Error::InvalidMetadata {
+                            message: format!("attribute {key} must be a finite number, got {v}"),
+                        })
+                })
+                .transpose()
+        };
+        let scale_factor = number("scale_factor")?;
+        let add_offset = number("add_offset")?;
+        let working = if scale_factor.is_some() || add_offset.is_some() {
+            DataType::Float64
+        } else {
+            match data_type {
+                DataType::Float16 | DataType::Float32 => data_type,
+                t if t.size() <= 2 => DataType::Float32,
+                _ => DataType::Float64,
+            }
+        };
+        let mut missing = Vec::new();
+        if let Some(v) = get("missing_value") {
+            let values = match v {
+                Value::Array(list) => list.iter().collect(),
+                one => vec![one],
+            };
+            for value in values {
+                missing.push(sentinel(data_type, value, "missing_value")?);
+            }
+        }
+        if let Some(v) = get("_FillValue") {
+            missing.push(fill_value_attribute(data_type, v)?);
+        }
+        let missing = missing
+            .into_iter()
+            .filter_map(|s| in_working_type(s, working))
+            .filter(|v| !v.is_nan())
+            .collect();
+        Ok(Self {
+            data_type,
+            working,
+            missing,
+            scale_factor,
+            add_offset,
+        })
+    }
+
+    /// Whether the attributes ask for any decoding at all.
+    pub fn is_identity(&self) -> bool {
+        self.missing.is_empty() && self.scale_factor.is_none() && self.add_offset.is_none()
+    }
+
+    /// The decoded values: NaN where a value is missing, scaled and offset where asked.
+    pub fn decode(&self, data: &ArrayData) -> Result<Vec<f64>> {
+        if data.data_type() != self.data_type {
+            return Err(Error::WrongArrayType {
+                expected: self.data_type.name().into(),
+                actual: data.data_type().name().into(),
+            });
+        }
+        let working = self.working;
+        let convert = |v: f64| -> f64 {
+            match working {
+                DataType::Float32 => f64::from(float::f64_to_f32(v)),
+                DataType::Float16 => float::f16_to_f64(float::f64_to_f16(v)),
+                _ => v,
+            }
+        };
+        let finish = |v: f64| -> f64 {
+            let v = if self.missing.contains(&v) {
+                f64::NAN
+            } else {
+                v
+            };
+            let v = match self.scale_factor {
+                Some(s) => float::mul(v, s),
+                None => v,
+            };
+            match self.add_offset {
+                Some(o) => float::add(v, o),
+                None => v,
+            }
+        };
+        fn all<T: Copy>(v: &[T], f: impl Fn(T) -> f64) -> Vec<f64> {
+            v.iter().map(|&x| f(x)).collect()
+        }
+        Ok(match data {
+            // Integers of up to 32 bits convert exactly to either working type.
+            ArrayData::Int8(v) => all(v, |x| finish(f64::from(x))),
+            ArrayData::Int16(v) => all(v, |x| finish(f64::from(x))),
+            ArrayData::Int32(v) => all(v, |x| finish(f64::from(x))),
+            ArrayData::UInt8(v) => all(v, |x| finish(f64::from(x))),
+            ArrayData::UInt16(v) => all(v, |x| finish(f64::from(x))),
+            ArrayData::UInt32(v) => all(v, |x| finish(f64::from(x))),
+            // 64-bit integers round to the nearest float64, as numpy converts them.
+            ArrayData::Int64(v) => all(v, |x| finish(convert(x as f64))),
+            ArrayData::UInt64(v) => all(v, |x| finish(convert(x as f64))),
+            ArrayData::Float16(v) => all(v, |x| finish(float::f16_to_f64(x))),
+            ArrayData::Float32(v) => all(v, |x| finish(float::f32_to_f64(x))),
+            ArrayData::Float64(v) => all(v, finish),
+        })
+    }
+}
+
+/// A missing value in the array's data type, read as a fill value is (numbers, "NaN",
+/// "Infinity", "0x" hex bit patterns).
+fn sentinel(data_type: DataType, value: &Value, key: &str) -> Result<Scalar> {
+    Scalar::from_json(data_type, value).map_err(|e| Error::InvalidMetadata {
+        message: format!("attribute {key}: {e}"),
+    })
+}
+
+/// xarray's `_FillValue`: for float arrays, base64 of a little-endian float64 (numbers and
+/// the fill-value strings are read too); for integer arrays, an integer.
+fn fill_value_attribute(data_type: DataType, value: &Value) -> Result<Scalar> {
+    let base64 = match value {
+        Value::String(text)
+            if data_type.is_float()
+                && !matches!(text.as_str(), "NaN" | "Infinity" | "-Infinity")
+                && !text.starts_with("0x") =>
+        {
+            Some(text)
+        }
+        _ => None,
+    };
+    let Some(text) = base64 else {
+        return sentinel(data_type, value, "_FillValue");
+    };
+    let bits: [u8; 8] = base64_decode(text)
+        .and_then(|bytes| bytes.try_into().ok())
+        .ok_or_else(|| Error::InvalidMetadata {
+            message: format!(
+                "attribute _FillValue {text:?} is not base64 of 8 bytes, as xarray writes a \
+                 float fill value"
+            ),
+        })?;
+    Ok(Scalar::Float64(f64::from_le_bytes(bits)))
+}
+
+/// A scalar converted to the working float type (as numpy converts it), as f64.
+fn in_working_type(s: Scalar, working: DataType) -> Option<f64> {
+    let v = match (s.as_i128(), s.as_f64()) {
+        (Some(i), _) => i as f64,
+        (_, Some(f)) => f,
+        _ => return None,
+    };
+    Some(match working {
+        DataType::Float32 => f64::from(float::f64_to_f32(v)),
+        DataType::Float16 => float::f16_to_f64(float::f64_to_f16(v)),
+        _ => v,
+    })
+}
+
+/// Standard base64 with padding, or `None` when `text` is not that.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    fn digit(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    let quads = bytes.len() / 4;
+    let mut out = Vec::with_capacity(quads * 3);
+    for (i, quad) in bytes.chunks(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        // Padding only at the very end, and at most two characters of it.
+        if pad > 2 || (pad > 0 && i + 1 != quads) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in quad.iter().take(4 - pad) {
+            n = (n << 6) | digit(c)?;
+        }
+        n <<= 6 * pad as u32;
+        out.extend(
+            [(n >> 16) as u8, (n >> 8) as u8, n as u8]
+                .iter()
+                .take(3 - pad),
+        );
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn base64_is_read_strictly() {
+        assert_eq!(
+            base64_decode("AAAAAAA4j8A="),
+            Some((-999f64).to_le_bytes().to_vec())
+        );
+        assert_eq!(base64_decode("TWE="), Some(b"Ma".to_vec()));
+        assert_eq!(base64_decode("TQ=="), Some(b"M".to_vec()));
+        for bad in ["", "NaN", "TQ=A", "T===", "TQ==TQ==", "TQ!A"] {
+            assert_eq!(base64_decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn fill_value_strings_are_not_taken_for_base64() {
+        // "Infinity" is eight base64 characters, but a fill-value string first.
+        let d =
+            MaskAndScale::from_attributes(DataType::Float32, &json!({"_FillValue": "Infinity"}))
+                .unwrap();
+        let out = d
+            .decode(&ArrayData::Float32(vec![f32::INFINITY, 1.0]))
+            .unwrap();
+        assert!(out[0].is_nan());
+        assert_eq!(out[1], 1.0);
+        assert!(
+            MaskAndScale::from_attributes(DataType::Float32, &json!({"_FillValue": "AAAA"}))
+                .is_err()
+        );
+        assert!(
+            MaskAndScale::from_attributes(DataType::UInt8, &json!({"missing_value": 256})).is_err()
+        );
+        assert!(
+            MaskAndScale::from_attributes(DataType::Int16, &json!({"scale_factor": "x"})).is_err()
+        );
+        assert!(MaskAndScale::from_attributes(DataType::Int16, &json!({}))
+            .unwrap()
+            .is_identity());
+    }
+}
