@@ -2,6 +2,7 @@
 // call. The rules live in Rust (src/plan.rs); this file passes data and options across.
 import * as zarr from "zarrita";
 import { loadPlan } from "./load.js";
+import { cOrderStrides } from "./strides.js";
 
 export interface PlanOptions {
   /** The integer type to store ("uint8", "int16", ...); omit it to choose by `max_abs_error`. */
@@ -97,16 +98,6 @@ export interface WritePackedOptions extends PlanOptions {
   compressors?: { name: string; configuration?: Json }[];
   attributes?: Record<string, Json>;
   dimensionNames?: string[];
-}
-
-function cOrderStrides(shape: number[]): number[] {
-  const stride = new Array<number>(shape.length);
-  let step = 1;
-  for (let i = shape.length - 1; i >= 0; i--) {
-    stride[i] = step;
-    step *= shape[i];
-  }
-  return stride;
 }
 
 /**

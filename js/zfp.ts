@@ -1,19 +1,10 @@
 // The zfp array -> bytes codec for zarrita, backed by the separate zfp wasm module.
 import type { ZfpBindings } from "./load.js";
+import { cOrderStrides } from "./strides.js";
 
 interface ChunkMeta {
   dataType: string;
   shape: number[];
-}
-
-function cOrderStrides(shape: number[]): number[] {
-  const stride = new Array<number>(shape.length);
-  let step = 1;
-  for (let i = shape.length - 1; i >= 0; i--) {
-    stride[i] = step;
-    step *= shape[i];
-  }
-  return stride;
 }
 
 export function zfpCodecEntry(zfp: ZfpBindings) {

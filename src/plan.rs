@@ -271,7 +271,7 @@ pub fn int_range(data: &ArrayData) -> Option<(i128, i128)> {
 }
 
 /// Integer types from narrowest to widest; at one width unsigned first (one more data code).
-const BY_WIDTH: [DataType; 8] = [
+pub const BY_WIDTH: [DataType; 8] = [
     DataType::UInt8,
     DataType::Int8,
     DataType::UInt16,

@@ -7,7 +7,9 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use zarr_cast_value::RoundingMode;
-use zarr_wasm_codecs::plan::{data_range, plan_float, plan_int, PlanOptions, Sentinels, Span};
+use zarr_wasm_codecs::plan::{
+    data_range, plan_float, plan_int, PlanOptions, Sentinels, Span, BY_WIDTH,
+};
 use zarr_wasm_codecs::{ArrayData, Chain, DataType};
 
 fn options(target: Option<DataType>) -> PlanOptions {
@@ -235,17 +237,8 @@ fn max_abs_error_chooses_the_narrowest_type_that_meets_it() {
     for e in [0.5, 0.01, 1e-5, 1e-9] {
         let plan = by(e);
         assert!(plan.max_abs_error <= e);
-        let narrower = [
-            DataType::UInt8,
-            DataType::Int8,
-            DataType::UInt16,
-            DataType::Int16,
-            DataType::UInt32,
-            DataType::Int32,
-            DataType::UInt64,
-        ]
-        .into_iter()
-        .take_while(|&t| t != plan.target);
+        // Narrowest first, unsigned before signed at each width.
+        let narrower = BY_WIDTH.into_iter().take_while(|&t| t != plan.target);
         for t in narrower {
             let p = plan_float(DataType::Float64, range, &options(Some(t))).unwrap();
             assert!(p.max_abs_error > e, "{t} would have met {e}");
