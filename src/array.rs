@@ -78,51 +78,46 @@ macro_rules! with_element_type {
 /// A Rust type that holds the elements of one zarr data type.
 pub trait Element: Copy + Send + Sync + std::fmt::Debug + 'static {
     const DTYPE: DataType;
-    fn read_le(bytes: &[u8]) -> Vec<Self>;
-    fn read_be(bytes: &[u8]) -> Vec<Self>;
-    fn write_le(values: &[Self], out: &mut Vec<u8>);
-    fn write_be(values: &[Self], out: &mut Vec<u8>);
+    /// One element from exactly `size_of::<Self>()` little-endian bytes.
+    fn from_le_slice(bytes: &[u8]) -> Self;
+    /// Appends the element's little-endian bytes.
+    fn put_le(self, out: &mut Vec<u8>);
     fn into_array(values: Vec<Self>) -> ArrayData;
     fn from_array(array: &ArrayData) -> Option<&[Self]>;
     fn to_scalar(self) -> Scalar;
     fn from_scalar(scalar: Scalar) -> Option<Self>;
+
+    /// Reads little-endian element bytes (a whole number of elements).
+    fn read_le(bytes: &[u8]) -> Vec<Self> {
+        let size = std::mem::size_of::<Self>();
+        let mut out = Vec::with_capacity(bytes.len() / size);
+        for c in bytes.chunks_exact(size) {
+            out.push(Self::from_le_slice(c));
+        }
+        out
+    }
+
+    fn write_le(values: &[Self], out: &mut Vec<u8>) {
+        out.reserve(std::mem::size_of_val(values));
+        for &v in values {
+            v.put_le(out);
+        }
+    }
 }
 
 macro_rules! impl_element {
     ($T:ty, $variant:ident, $N:expr) => {
         impl Element for $T {
             const DTYPE: DataType = DataType::$variant;
-            fn read_le(bytes: &[u8]) -> Vec<Self> {
-                bytes
-                    .chunks_exact($N)
-                    .map(|c| {
-                        let mut b = [0u8; $N];
-                        b.copy_from_slice(c);
-                        <$T>::from_le_bytes(b)
-                    })
-                    .collect()
+            #[inline(always)]
+            fn from_le_slice(bytes: &[u8]) -> Self {
+                let mut b = [0u8; $N];
+                b.copy_from_slice(bytes);
+                <$T>::from_le_bytes(b)
             }
-            fn read_be(bytes: &[u8]) -> Vec<Self> {
-                bytes
-                    .chunks_exact($N)
-                    .map(|c| {
-                        let mut b = [0u8; $N];
-                        b.copy_from_slice(c);
-                        <$T>::from_be_bytes(b)
-                    })
-                    .collect()
-            }
-            fn write_le(values: &[Self], out: &mut Vec<u8>) {
-                out.reserve(values.len() * $N);
-                for v in values {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            fn write_be(values: &[Self], out: &mut Vec<u8>) {
-                out.reserve(values.len() * $N);
-                for v in values {
-                    out.extend_from_slice(&v.to_be_bytes());
-                }
+            #[inline(always)]
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
             }
             fn into_array(values: Vec<Self>) -> ArrayData {
                 ArrayData::$variant(values)
@@ -185,10 +180,15 @@ impl ArrayData {
 
     /// The values as a slice of `T`, or an error naming both types.
     pub fn typed<T: Element>(&self) -> Result<&[T]> {
-        T::from_array(self).ok_or_else(|| Error::WrongArrayType {
-            expected: T::DTYPE.name().to_string(),
+        T::from_array(self).ok_or_else(|| self.wrong_type(T::DTYPE))
+    }
+
+    #[inline(never)]
+    fn wrong_type(&self, expected: DataType) -> Error {
+        Error::WrongArrayType {
+            expected: expected.name().to_string(),
             actual: self.data_type().name().to_string(),
-        })
+        }
     }
 
     /// Reads little-endian element bytes; the byte count must be a whole number of elements.
@@ -200,7 +200,9 @@ impl ArrayData {
     /// Reads big-endian element bytes; the byte count must be a whole number of elements.
     pub fn from_be_bytes(dtype: DataType, bytes: &[u8]) -> Result<ArrayData> {
         Self::check_whole(dtype, bytes)?;
-        Ok(crate::with_element_type!(dtype, T => T::into_array(T::read_be(bytes))))
+        let mut swapped = bytes.to_vec();
+        swap_elements(&mut swapped, dtype.size());
+        Self::from_le_bytes(dtype, &swapped)
     }
 
     fn check_whole(dtype: DataType, bytes: &[u8]) -> Result<()> {
@@ -225,12 +227,8 @@ impl ArrayData {
     }
 
     pub fn to_be_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        crate::with_element_type!(self.data_type(), T => {
-            if let Ok(v) = self.typed::<T>() {
-                T::write_be(v, &mut out)
-            }
-        });
+        let mut out = self.to_le_bytes();
+        swap_elements(&mut out, self.data_type().size());
         out
     }
 
@@ -256,5 +254,12 @@ impl ArrayData {
         crate::with_element_type!(self.data_type(), T => {
             self.typed::<T>().ok()?.get(index).map(|v| v.to_scalar())
         })
+    }
+}
+
+/// Reverses the bytes of each `size`-byte element (little <-> big endian).
+fn swap_elements(bytes: &mut [u8], size: usize) {
+    for element in bytes.chunks_exact_mut(size) {
+        element.reverse();
     }
 }

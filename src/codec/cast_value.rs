@@ -300,15 +300,13 @@ impl Settings<'_> {
     /// The map typed for one (source, target) pair. Entries were parsed in these types, so
     /// every one converts.
     pub(crate) fn entries<S: Element, D: Element>(&self) -> Vec<MapEntry<S, D>> {
-        self.map
-            .iter()
-            .filter_map(|&(s, t)| {
-                Some(MapEntry {
-                    src: S::from_scalar(s)?,
-                    tgt: D::from_scalar(t)?,
-                })
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.map.len());
+        for &(s, t) in self.map {
+            if let (Some(src), Some(tgt)) = (S::from_scalar(s), D::from_scalar(t)) {
+                out.push(MapEntry { src, tgt });
+            }
+        }
+        out
     }
 }
 
@@ -426,7 +424,7 @@ pub(crate) fn cast_array(
 }
 
 /// The scalar_map with its source keys widened as the values are (to int64 or float64).
-fn widen_keys(map: &[(Scalar, Scalar)]) -> Vec<(Scalar, Scalar)> {
+pub(crate) fn widen_keys(map: &[(Scalar, Scalar)]) -> Vec<(Scalar, Scalar)> {
     map.iter()
         .map(|&(k, v)| {
             let k = match (k.as_i128(), k.as_f64()) {
@@ -558,11 +556,16 @@ fn f64_to_f16_element(
 /// The engine's element conversion over a slice, one loop per (source, target) pair. (The
 /// engine's own slice functions repeat the loop per rounding mode and per SIMD path; one loop
 /// keeps the wasm module small, and each element goes through the same function.)
+#[inline(never)]
 fn convert_each<S: Copy, D>(
     src: &[S],
     f: impl Fn(S) -> Result<D, CastError>,
 ) -> Result<Vec<D>, CastError> {
-    src.iter().map(|&x| f(x)).collect()
+    let mut out = Vec::with_capacity(src.len());
+    for &x in src {
+        out.push(f(x)?);
+    }
+    Ok(out)
 }
 
 /// Expands to a `match` on the target data type, calling `$int!(T)` for integer targets and

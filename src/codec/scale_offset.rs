@@ -184,16 +184,20 @@ fn float_kernel<T: Float>(values: &[T], offset: Scalar, scale: Scalar, dir: Dire
     let (Some(offset), Some(scale)) = (T::from_scalar(offset), T::from_scalar(scale)) else {
         return Vec::new();
     };
+    let mut out = Vec::with_capacity(values.len());
     match dir {
-        Direction::Encode => values
-            .iter()
-            .map(|&x| encode_float(x, offset, scale))
-            .collect(),
-        Direction::Decode => values
-            .iter()
-            .map(|&x| decode_float(x, offset, scale))
-            .collect(),
+        Direction::Encode => {
+            for &x in values {
+                out.push(encode_float(x, offset, scale));
+            }
+        }
+        Direction::Decode => {
+            for &x in values {
+                out.push(decode_float(x, offset, scale));
+            }
+        }
     }
+    out
 }
 
 /// Integer element types, computed exactly in i128.
@@ -226,48 +230,60 @@ fn int_kernel<T: Int>(
 ) -> Result<Vec<T>> {
     let offset = offset.as_i128().unwrap_or(0);
     let scale = scale.as_i128().unwrap_or(1);
-    let out_of_range = |value: String| {
-        let (lo, hi) = T::DTYPE.int_range().unwrap_or((0, 0));
-        Error::Overflow {
-            codec: CODEC,
-            message: format!(
-                "{value} is outside the {} range [{lo}, {hi}] (offset {offset}, scale {scale}); \
-                 choose an offset and scale that keep every value in range",
-                T::DTYPE
-            ),
-        }
-    };
+    let mut out = Vec::with_capacity(values.len());
     match dir {
-        Direction::Encode => values
-            .iter()
-            .map(|&x| {
-                let shifted = x.to_i128() - offset;
-                shifted
-                    .checked_mul(scale)
-                    .and_then(T::from_i128)
-                    .ok_or_else(|| out_of_range(format!("({} - {offset}) * {scale}", x.to_i128())))
-            })
-            .collect(),
+        Direction::Encode => {
+            for &x in values {
+                let x = x.to_i128();
+                let y = (x - offset).checked_mul(scale).and_then(T::from_i128);
+                out.push(y.ok_or_else(|| {
+                    out_of_range(
+                        T::DTYPE,
+                        format!("({x} - {offset}) * {scale}"),
+                        offset,
+                        scale,
+                    )
+                })?);
+            }
+        }
         Direction::Decode => {
             // As the reference does: exactness over the whole chunk first, then range.
-            if let Some(x) = values.iter().find(|x| x.to_i128() % scale != 0) {
-                return Err(Error::InexactDivision {
-                    message: format!(
-                        "stored value {} is not a multiple of scale {scale}, so decoding it \
-                         would need a fraction that {} cannot hold",
-                        x.to_i128(),
-                        T::DTYPE
-                    ),
-                });
+            for &x in values {
+                if x.to_i128() % scale != 0 {
+                    return Err(inexact(T::DTYPE, x.to_i128(), scale));
+                }
             }
-            values
-                .iter()
-                .map(|&x| {
-                    T::from_i128(x.to_i128() / scale + offset).ok_or_else(|| {
-                        out_of_range(format!("{} / {scale} + {offset}", x.to_i128()))
-                    })
-                })
-                .collect()
+            for &x in values {
+                let x = x.to_i128();
+                out.push(T::from_i128(x / scale + offset).ok_or_else(|| {
+                    out_of_range(T::DTYPE, format!("{x} / {scale} + {offset}"), offset, scale)
+                })?);
+            }
         }
+    }
+    Ok(out)
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(dtype: DataType, value: String, offset: i128, scale: i128) -> Error {
+    let (lo, hi) = dtype.int_range().unwrap_or((0, 0));
+    Error::Overflow {
+        codec: CODEC,
+        message: format!(
+            "{value} is outside the {dtype} range [{lo}, {hi}] (offset {offset}, scale {scale}); \
+             choose an offset and scale that keep every value in range"
+        ),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn inexact(dtype: DataType, x: i128, scale: i128) -> Error {
+    Error::InexactDivision {
+        message: format!(
+            "stored value {x} is not a multiple of scale {scale}, so decoding it would need a \
+             fraction that {dtype} cannot hold"
+        ),
     }
 }
