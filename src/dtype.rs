@@ -4,6 +4,7 @@
 use half::f16;
 use serde_json::Value;
 
+use crate::decimal::{json_f64, parse_f64};
 use crate::error::{Error, Result};
 use crate::float::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
 
@@ -388,9 +389,9 @@ impl Scalar {
         } else if v == f64::NEG_INFINITY {
             Value::from("-Infinity")
         } else {
-            serde_json::Number::from_f64(v)
-                .map(Value::Number)
-                .unwrap_or(Value::Null)
+            json_f64(v)
+                .parse::<serde_json::Number>()
+                .map_or(Value::Null, Value::Number)
         }
     }
 }
@@ -398,7 +399,7 @@ impl Scalar {
 /// Parses a decimal float the way Python's `float()` reads JSON numbers and strings.
 fn parse_f64_literal(s: &str) -> Option<f64> {
     let cleaned = strip_digit_underscores(s)?;
-    cleaned.parse::<f64>().ok()
+    parse_f64(&cleaned)
 }
 
 /// Python numeric literals allow one underscore between digits ("1_000").
@@ -426,9 +427,7 @@ fn strip_digit_underscores(s: &str) -> Option<String> {
 /// integral (as the reference accepts `2.0`).
 fn parse_int_literal(text: &str) -> std::result::Result<i128, String> {
     if text.contains(['.', 'e', 'E']) {
-        let v: f64 = text
-            .parse()
-            .map_err(|_| format!("{text} is not a number"))?;
+        let v = parse_f64(text).ok_or_else(|| format!("{text} is not a number"))?;
         if !v.is_finite() || v.fract() != 0.0 {
             return Err("expected an integer".to_string());
         }

@@ -10,6 +10,7 @@
 
 pub mod array;
 pub mod codec;
+pub mod decimal;
 pub mod dtype;
 pub mod error;
 pub mod float;

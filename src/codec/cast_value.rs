@@ -13,6 +13,7 @@ use zarr_cast_value::{
 pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 
 use crate::array::{ArrayData, Element};
+use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
 
@@ -217,10 +218,35 @@ impl CastValue {
     }
 
     fn cast_error(&self, e: CastError, from: DataType, to: DataType) -> Error {
-        Error::Cast {
-            codec: CODEC,
-            message: format!("casting {from} to {to}: {e}"),
+        cast_error(&e, from, to)
+    }
+}
+
+/// The engine's error as an [`Error`], in the engine's words.
+pub(crate) fn cast_error(e: &CastError, from: DataType, to: DataType) -> Error {
+    let message = match *e {
+        CastError::NanOrInf { value } => format!(
+            "Cannot cast {} to integer type without scalar_map",
+            display_f64(value)
+        ),
+        CastError::OutOfRange { value, lo, hi } => format!(
+            "Value {} out of range [{lo}, {hi}]. Set out_of_range='clamp' or \
+             out_of_range='wrap' to handle this.",
+            display_f64(value)
+        ),
+        CastError::FloatOutOfRange { value, lo, hi } => format!(
+            "Value {} out of range [{}, {}]. Set out_of_range='clamp' to map it to ±Infinity.",
+            display_f64(value),
+            display_f64(lo),
+            display_f64(hi)
+        ),
+        CastError::LengthMismatch { src_len, dst_len } => {
+            format!("Source has {src_len} elements but destination has {dst_len}")
         }
+    };
+    Error::Cast {
+        codec: CODEC,
+        message: format!("casting {from} to {to}: {message}"),
     }
 }
 
@@ -641,4 +667,42 @@ fn from_float<S: FloatSource>(
         }};
     }
     Ok(by_target!(target, to_int, to_float))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cast_errors_keep_the_engines_words() {
+        let errors = [
+            CastError::NanOrInf { value: f64::NAN },
+            CastError::NanOrInf {
+                value: f64::NEG_INFINITY,
+            },
+            CastError::OutOfRange {
+                value: 300.5,
+                lo: -128,
+                hi: 127,
+            },
+            CastError::OutOfRange {
+                value: 1e300,
+                lo: 0,
+                hi: u64::MAX.into(),
+            },
+            CastError::FloatOutOfRange {
+                value: -1e-7,
+                lo: f64::from(f16::MIN),
+                hi: f64::from(f16::MAX),
+            },
+            CastError::LengthMismatch {
+                src_len: 3,
+                dst_len: 4,
+            },
+        ];
+        for e in errors {
+            let ours = cast_error(&e, DataType::Float64, DataType::Int8).to_string();
+            assert_eq!(ours, format!("cast_value: casting float64 to int8: {e}"));
+        }
+    }
 }

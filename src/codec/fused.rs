@@ -8,7 +8,7 @@
 use zarr_cast_value::{convert_int_to_float, CastError, IntToFloatConfig};
 
 use super::bytes::{check_byte_length, Bytes, Endian};
-use super::cast_value::{widen_keys, IntSource, Settings};
+use super::cast_value::{cast_error, widen_keys, IntSource, Settings};
 use super::scale_offset::decode_float;
 use super::ArrayCodec;
 use crate::array::{ArrayData, Element};
@@ -68,10 +68,7 @@ impl FusedDecode {
             DataType::Float32 => self.decode_to::<f32>(bytes).map(f32::into_array),
             _ => self.decode_to::<f64>(bytes).map(f64::into_array),
         };
-        out.map_err(|e| Error::Cast {
-            codec: "cast_value",
-            message: format!("casting {} to {}: {e}", self.stored, self.output),
-        })
+        out.map_err(|e| cast_error(&e, self.stored, self.output))
     }
 
     /// Stored integers are widened to int64 (uint64 stays) before the engine, as

@@ -107,7 +107,10 @@ fn uint(config: &Map<String, Value>, key: &str) -> Result<u32> {
 fn number(config: &Map<String, Value>, key: &str) -> Result<f64> {
     config
         .get(key)
-        .and_then(Value::as_f64)
+        .and_then(|v| match v {
+            Value::Number(n) => crate::decimal::parse_f64(&n.to_string()),
+            _ => None,
+        })
         .filter(|v| v.is_finite())
         .ok_or_else(|| {
             Error::config(
