@@ -2,11 +2,11 @@
 //! scalar_map entries), following zarr-python 3.4's reading of the spec.
 
 use half::f16;
-use serde_json::Value;
 
 use crate::decimal::{json_f64, parse_f64};
 use crate::error::{Error, Result};
 use crate::float::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
+use crate::json::Value;
 
 /// A real zarr v3 data type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -389,9 +389,7 @@ impl Scalar {
         } else if v == f64::NEG_INFINITY {
             Value::from("-Infinity")
         } else {
-            json_f64(v)
-                .parse::<serde_json::Number>()
-                .map_or(Value::Null, Value::Number)
+            json_f64(v).parse::<Value>().unwrap_or(Value::Null)
         }
     }
 }

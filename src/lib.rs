@@ -14,6 +14,7 @@ pub mod decimal;
 pub mod dtype;
 pub mod error;
 pub mod float;
+pub mod json;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 

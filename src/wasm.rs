@@ -5,7 +5,6 @@
 //! panics on input, so the instance keeps working after any error.
 
 use js_sys::{Reflect, Uint8Array};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -16,6 +15,7 @@ use crate::dtype::DataType;
 #[cfg(not(feature = "zfp-module"))]
 use crate::dtype::Scalar;
 use crate::error::Error;
+use crate::json::Value;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -30,7 +30,7 @@ fn js_error(e: Error) -> JsValue {
 }
 
 fn parse_json(text: &str, what: &str) -> Result<Value, JsValue> {
-    serde_json::from_str(text).map_err(|e| {
+    crate::json::parse(text).map_err(|e| {
         js_error(Error::InvalidMetadata {
             message: format!("{what} is not valid JSON: {e}"),
         })
@@ -147,7 +147,9 @@ fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDe
     }
     let so = ScaleOffset::new(so_config, dtype).ok()?;
     let cv = crate::codec::CastValue::new(cv_config, dtype).ok()?;
-    let little = serde_json::json!({"endian": "little"});
+    let mut little = crate::json::Map::new();
+    little.insert("endian".into(), Value::from("little"));
+    let little = Value::Object(little);
     let bytes = crate::codec::Bytes::new(Some(&little), cv.target()).ok()?;
     FusedDecode::plan(
         dtype,

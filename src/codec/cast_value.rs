@@ -3,7 +3,6 @@
 //! configuration, types the scalar_map, and dispatches each (source, target) pair to it.
 
 use half::f16;
-use serde_json::{Map, Value};
 use zarr_cast_value::{
     convert_float_to_float, convert_float_to_int, convert_int_to_float, convert_int_to_int,
     CastError, CastFloat, CastInt, CastInto, FloatToFloatConfig, FloatToIntConfig,
@@ -16,6 +15,7 @@ use crate::array::{ArrayData, Element};
 use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
+use crate::json::{Map, Value};
 
 const CODEC: &str = "cast_value";
 

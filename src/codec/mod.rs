@@ -10,11 +10,10 @@ pub mod scale_offset;
 #[cfg(feature = "zfp")]
 pub mod zfp;
 
-use serde_json::Value;
-
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
+use crate::json::{Map, Value};
 
 pub use bytes::{Bytes, Endian};
 pub use cast_value::CastValue;
@@ -27,7 +26,7 @@ pub(crate) fn config_object<'a>(
     codec: &'static str,
     configuration: Option<&'a Value>,
     allowed: &[&str],
-) -> Result<Option<&'a serde_json::Map<String, Value>>> {
+) -> Result<Option<&'a Map>> {
     let map = match configuration {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(map)) => map,

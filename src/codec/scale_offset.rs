@@ -3,12 +3,12 @@
 //! that leave the type or that division cannot give exactly.
 
 use half::f16;
-use serde_json::{Map, Value};
 
 use crate::array::{ArrayData, Element};
 use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
 use crate::float::{self, Float};
+use crate::json::{Map, Value};
 
 const CODEC: &str = "scale_offset";
 
@@ -104,7 +104,7 @@ impl ScaleOffset {
     /// True when encode and decode are the identity (offset 0, scale 1).
     pub fn is_identity(&self) -> bool {
         let zero = self.dtype.default_scalar();
-        let one = Scalar::from_json(self.dtype, &Value::from(1)).ok();
+        let one = Scalar::from_json(self.dtype, &Value::from(1i64)).ok();
         self.offset == zero && Some(self.scale) == one
     }
 

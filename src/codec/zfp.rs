@@ -7,8 +7,8 @@
 //! they are; int8, uint8, int16, uint16 promoted to int32 with zfp's own formulas; uint32 and
 //! uint64 clamped into the signed type (as zarrs does); float16 through float32.
 
+use crate::json::{Map, Value};
 use half::f16;
-use serde_json::{Map, Value};
 use zfp_rs::{
     ZfpBitStream, ZfpConfig, ZfpDecompressionError, ZfpDimensionality, ZfpField, ZfpFieldMut,
     ZfpScalar, ZfpScalarType, ZfpStreamAlignment,
@@ -88,7 +88,7 @@ pub fn zfp_dims(chunk_shape: &[usize]) -> Result<Vec<usize>> {
     Ok(dims)
 }
 
-fn uint(config: &Map<String, Value>, key: &str) -> Result<u32> {
+fn uint(config: &Map, key: &str) -> Result<u32> {
     config
         .get(key)
         .and_then(Value::as_u64)
@@ -104,7 +104,7 @@ fn uint(config: &Map<String, Value>, key: &str) -> Result<u32> {
         })
 }
 
-fn number(config: &Map<String, Value>, key: &str) -> Result<f64> {
+fn number(config: &Map, key: &str) -> Result<f64> {
     config
         .get(key)
         .and_then(|v| match v {
@@ -291,7 +291,10 @@ impl Zfp {
     }
 
     pub fn to_json(&self) -> Value {
-        serde_json::json!({"name": CODEC, "configuration": self.configuration})
+        let mut out = Map::new();
+        out.insert("name".into(), Value::from(CODEC));
+        out.insert("configuration".into(), self.configuration.clone());
+        Value::Object(out)
     }
 
     /// Compresses a chunk into a headerless zfp stream.
