@@ -14,14 +14,15 @@ const glue = join(root, "js/wasm");
 rmSync(glue, { recursive: true, force: true });
 mkdirSync(glue, { recursive: true });
 
+// The core module at opt-level "z" (profile release), zfp at "s" (profile release-zfp).
 const modules = [
-  { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target" },
-  { name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module" },
+  { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target", profile: "release" },
+  { name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module", profile: "release-zfp" },
 ];
 const report = {};
 for (const m of modules) {
-  run("cargo", ["build", "--lib", "--release", "--target", "wasm32-unknown-unknown", ...m.features, "--target-dir", m.targetDir]);
-  const built = join(root, m.targetDir, "wasm32-unknown-unknown/release/zarr_wasm_codecs.wasm");
+  run("cargo", ["build", "--lib", "--profile", m.profile, "--target", "wasm32-unknown-unknown", ...m.features, "--target-dir", m.targetDir]);
+  const built = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/zarr_wasm_codecs.wasm`);
   run("wasm-bindgen", [
     "--target", "web", "--weak-refs", "--omit-default-module-path",
     "--remove-name-section", "--remove-producers-section",

@@ -2,10 +2,10 @@
 //! -> scale_offset decode, into a float32 or float64 array, with no intermediate arrays.
 //!
 //! Each element goes through exactly the operations of the codec-by-codec path (the engine's
-//! element conversion, then `x / scale + offset` in the array's type), so the results are the
-//! same bits. An 8-bit stored type has only 256 values: those are decoded once into a table.
+//! element conversion, here through its slice function, then `x / scale + offset` in the
+//! array's type), so the results are the same bits. An 8-bit stored type has only 256 values: those are decoded once into a table.
 
-use zarr_cast_value::{convert_int_to_float, CastError, IntToFloatConfig};
+use zarr_cast_value::{convert_slice_int_to_float, CastError, IntToFloatConfig};
 
 use super::bytes::{check_byte_length, Bytes, Endian};
 use super::cast_value::{cast_error, widen_keys, IntSource, Settings};
@@ -116,33 +116,35 @@ impl FusedDecode {
         let so = self
             .scale_offset
             .and_then(|(o, s)| Some((F::from_scalar(o)?, F::from_scalar(s)?)));
-        let element = |x: W| -> Result<F, CastError> {
-            let y = convert_int_to_float(x, &config)?;
-            Ok(match so {
-                Some((offset, scale)) => decode_float(y, offset, scale),
-                None => y,
-            })
+        // A block of stored values through the engine's slice conversion (its loop inlines the
+        // element steps for the configured rounding mode), then through scale_offset's decode.
+        let mut wide = [W::default(); BLOCK];
+        let mut block = [F::default_nan(); BLOCK];
+        let mut decode_block = |stored: &[u8], out: &mut Vec<F>| -> Result<(), CastError> {
+            let n = stored.len() / self.stored.size();
+            let (wide, block) = (&mut wide[..n], &mut block[..n]);
+            widen(stored, self.endian, wide);
+            convert_slice_int_to_float(wide, block, &config)?;
+            if let Some((offset, scale)) = so {
+                for y in block.iter_mut() {
+                    *y = decode_float(*y, offset, scale);
+                }
+            }
+            out.extend_from_slice(block);
+            Ok(())
         };
         let size = self.stored.size();
-        let mut block = [W::default(); BLOCK];
         if size == 1 {
-            // Every stored value, decoded once by the same element function.
+            // Every stored value, decoded once by the same steps.
             let all: [u8; 256] = std::array::from_fn(|b| b as u8);
-            widen(&all, self.endian, &mut block);
-            let mut table = [F::default_nan(); 256];
-            for (slot, &x) in table.iter_mut().zip(block.iter()) {
-                *slot = element(x)?;
-            }
+            let mut table = Vec::with_capacity(256);
+            decode_block(&all, &mut table)?;
+            let table: [F; 256] = table.try_into().unwrap_or([F::default_nan(); 256]);
             return Ok(bytes.iter().map(|&b| table[usize::from(b)]).collect());
         }
         let mut out = Vec::with_capacity(bytes.len() / size);
         for chunk in bytes.chunks(size * BLOCK) {
-            let n = chunk.len() / size;
-            let block = &mut block[..n];
-            widen(chunk, self.endian, block);
-            for &x in block.iter() {
-                out.push(element(x)?);
-            }
+            decode_block(chunk, &mut out)?;
         }
         Ok(out)
     }
