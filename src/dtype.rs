@@ -4,7 +4,7 @@
 use half::f16;
 
 use crate::decimal::{json_f64, parse_f64};
-use crate::error::{Error, Result};
+use crate::error::{quoted, Error, Result};
 use crate::float::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
 use crate::json::Value;
 
@@ -128,7 +128,7 @@ impl DataType {
                 }
                 if let Some(key) = map.keys().find(|k| *k != "name" && *k != "configuration") {
                     return Err(Error::InvalidMetadata {
-                        message: format!("data type object has unknown key {key:?}"),
+                        message: format!("data type object has unknown key {}", quoted(key)),
                     });
                 }
                 Self::from_name(name)
@@ -463,7 +463,8 @@ fn parse_hex_float(dtype: DataType, hex: &str) -> std::result::Result<Scalar, St
             hex.len()
         ));
     }
-    let bits = u64::from_str_radix(hex, 16).map_err(|_| format!("{hex:?} is not hexadecimal"))?;
+    let bits =
+        u64::from_str_radix(hex, 16).map_err(|_| format!("{} is not hexadecimal", quoted(hex)))?;
     let value = match hex.len() {
         4 => Scalar::Float16(f16::from_bits(bits as u16)),
         8 => Scalar::Float32(f32::from_bits(bits as u32)),

@@ -81,8 +81,9 @@ impl fmt::Display for Error {
         match self {
             Error::UnknownDataType { name } => write!(
                 f,
-                "unknown data type {name:?}: expected one of int8, int16, int32, int64, uint8, \
-                 uint16, uint32, uint64, float16, float32, float64"
+                "unknown data type {}: expected one of int8, int16, int32, int64, uint8, \
+                 uint16, uint32, uint64, float16, float32, float64",
+                quoted(name)
             ),
             Error::UnsupportedDataType {
                 codec,
@@ -94,8 +95,9 @@ impl fmt::Display for Error {
             ),
             Error::UnknownCodec { name } => write!(
                 f,
-                "unknown codec {name:?}: this package implements scale_offset, cast_value, bytes \
-                 and zfp"
+                "unknown codec {}: this package implements scale_offset, cast_value, bytes \
+                 and zfp",
+                quoted(name)
             ),
             Error::InvalidConfig { codec, message } => {
                 write!(f, "invalid {codec} configuration: {message}")
@@ -128,3 +130,27 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A name or key as it appears in messages: a JSON string literal.
+pub(crate) fn quoted(s: &str) -> String {
+    crate::json::Value::from(s).to_string()
+}
+
+/// `items` separated by `sep`.
+pub(crate) fn join(items: &[&str], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(item);
+    }
+    out
+}
+
+/// A chunk shape as messages show it: `[2, 3]`.
+pub(crate) fn shape_text(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
+    format!("[{}]", join(&dims, ", "))
+}

@@ -131,15 +131,9 @@ impl Value {
         self.as_object()?.get(key)
     }
 
-    /// The value at a JSON pointer made of object keys (`/a/b/c`).
-    pub fn pointer(&self, pointer: &str) -> Option<&Value> {
-        let mut tokens = pointer.split('/');
-        if !tokens.next()?.is_empty() {
-            return None;
-        }
-        tokens.try_fold(self, |v, token| {
-            v.get(&token.replace("~1", "/").replace("~0", "~"))
-        })
+    /// The value at a path of object keys.
+    pub fn at(&self, path: &[&str]) -> Option<&Value> {
+        path.iter().try_fold(self, |v, key| v.get(key))
     }
 
     /// The compact JSON text.
@@ -261,6 +255,7 @@ impl std::error::Error for ParseError {}
 /// Reads one JSON value (with blanks around it and nothing else).
 pub fn parse(text: &str) -> Result<Value, ParseError> {
     let mut p = Parser {
+        src: text,
         text: text.as_bytes(),
         pos: 0,
         depth: 0,
@@ -281,6 +276,7 @@ impl std::str::FromStr for Value {
 }
 
 struct Parser<'a> {
+    src: &'a str,
     text: &'a [u8],
     pos: usize,
     depth: u32,
@@ -290,6 +286,11 @@ struct Parser<'a> {
 const MAX_DEPTH: u32 = 128;
 
 impl Parser<'_> {
+    /// The source text from `start` to the current position (both at ASCII bytes).
+    fn since(&self, start: usize) -> &str {
+        self.src.get(start..self.pos).unwrap_or_default()
+    }
+
     fn error(&self, what: &'static str) -> ParseError {
         let before = self.text.get(..self.pos).unwrap_or(self.text);
         let line_start = before
@@ -429,8 +430,7 @@ impl Parser<'_> {
                 return Err(self.error("invalid number"));
             }
         }
-        let mut text = String::from_utf8_lossy(self.text.get(start..self.pos).unwrap_or_default())
-            .into_owned();
+        let mut text = self.since(start).to_string();
         if let Some(b'e' | b'E') = self.peek() {
             self.pos += 1;
             text.push('e');
@@ -445,9 +445,7 @@ impl Parser<'_> {
             if self.digits() == 0 {
                 return Err(self.error("invalid number"));
             }
-            text.push_str(&String::from_utf8_lossy(
-                self.text.get(exp_start..self.pos).unwrap_or_default(),
-            ));
+            text.push_str(self.since(exp_start));
         }
         Ok(Value::Number(Number(text)))
     }
@@ -466,12 +464,23 @@ impl Parser<'_> {
 
     /// The rest of a string whose opening quote was read.
     fn string(&mut self) -> Result<String, ParseError> {
-        let mut out: Vec<u8> = Vec::new();
+        let mut out = String::new();
+        let mut run = self.pos;
         loop {
+            let before = self.pos;
             match self.next() {
                 None => return Err(self.error("EOF while parsing a string")),
-                Some(b'"') => break,
+                Some(b'"') => {
+                    // Runs of plain characters are copied whole, from one ASCII byte to the next.
+                    self.pos = before;
+                    out.push_str(self.since(run));
+                    self.pos += 1;
+                    return Ok(out);
+                }
                 Some(b'\\') => {
+                    self.pos = before;
+                    out.push_str(self.since(run));
+                    self.pos += 1;
                     let c = match self.next() {
                         Some(b'"') => '"',
                         Some(b'\\') => '\\',
@@ -500,18 +509,16 @@ impl Parser<'_> {
                         }
                         _ => return Err(self.error("invalid escape")),
                     };
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    out.push(c);
+                    run = self.pos;
                 }
                 Some(b) if b < 0x20 => {
                     return Err(self
                         .error("control character (\\u0000-\\u001F) found while parsing a string"))
                 }
-                Some(b) => out.push(b),
+                Some(_) => {}
             }
         }
-        // The input is a str and escapes add whole characters, so this is UTF-8.
-        String::from_utf8(out).map_err(|_| self.error("invalid unicode code point"))
     }
 }
 
@@ -657,7 +664,10 @@ mod tests {
     fn accessors() {
         let v = parse(r#"{"a": {"b/c": {"d~e": [1, -2, 3.0, "x"]}}, "n": 18446744073709551615}"#)
             .unwrap();
-        let list = v.pointer("/a/b~1c/d~0e").and_then(Value::as_array).unwrap();
+        let list = v
+            .at(&["a", "b/c", "d~e"])
+            .and_then(Value::as_array)
+            .unwrap();
         assert_eq!(
             list.iter().map(Value::as_u64).collect::<Vec<_>>(),
             [Some(1), None, None, None]
@@ -667,8 +677,7 @@ mod tests {
             [Some(1), Some(-2), None, None]
         );
         assert_eq!(v.get("n").and_then(Value::as_u64), Some(u64::MAX));
-        assert_eq!(v.pointer("/a/x"), None);
-        assert_eq!(v.pointer(""), Some(&v));
-        assert_eq!(v.pointer("a"), None);
+        assert_eq!(v.at(&["a", "x"]), None);
+        assert_eq!(v.at(&[]), Some(&v));
     }
 }

@@ -14,7 +14,7 @@ use crate::codec::{codec_name_and_config, ArrayCodec, Chain, FusedDecode, ScaleO
 use crate::dtype::DataType;
 #[cfg(not(feature = "zfp-module"))]
 use crate::dtype::Scalar;
-use crate::error::Error;
+use crate::error::{join, Error};
 use crate::json::Value;
 
 #[wasm_bindgen(start)]
@@ -59,7 +59,7 @@ fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<Vec<u8>, JsV
     };
     if !accepted.contains(&ctor.as_str()) {
         return Err(js_error(Error::WrongArrayType {
-            expected: format!("{expected} ({})", accepted.join(" or ")),
+            expected: format!("{expected} ({})", join(accepted, " or ")),
             actual: if ctor.is_empty() {
                 "non-typed-array".into()
             } else {

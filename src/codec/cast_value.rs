@@ -14,7 +14,7 @@ pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 use crate::array::{ArrayData, Element};
 use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
-use crate::error::{Error, Result};
+use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
 
 const CODEC: &str = "cast_value";
@@ -71,8 +71,9 @@ impl CastValue {
                 Error::config(
                     CODEC,
                     format!(
-                        "rounding {s:?} is not one of nearest-even, towards-zero, \
-                         towards-positive, towards-negative, nearest-away"
+                        "rounding {} is not one of nearest-even, towards-zero, \
+                         towards-positive, towards-negative, nearest-away",
+                        quoted(s)
                     ),
                 )
             })?,
@@ -88,7 +89,10 @@ impl CastValue {
             Some(Value::String(s)) => Some(s.parse().map_err(|_| {
                 Error::config(
                     CODEC,
-                    format!("out_of_range {s:?} is not one of clamp, wrap (or absent, to error)"),
+                    format!(
+                        "out_of_range {} is not one of clamp, wrap (or absent, to error)",
+                        quoted(s)
+                    ),
                 )
             })?),
             Some(other) => {

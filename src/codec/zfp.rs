@@ -16,7 +16,7 @@ use zfp_rs::{
 
 use crate::array::{ArrayData, Element};
 use crate::dtype::DataType;
-use crate::error::{Error, Result};
+use crate::error::{join, quoted, shape_text, Error, Result};
 use crate::float::{f16_to_f32, f32_to_f16};
 
 const CODEC: &str = "zfp";
@@ -76,7 +76,8 @@ pub fn zfp_dims(chunk_shape: &[usize]) -> Result<Vec<usize>> {
         return Err(Error::config(
             CODEC,
             format!(
-                "chunk shape {chunk_shape:?} has {} dimensions longer than 1; zfp takes at most 4",
+                "chunk shape {} has {} dimensions longer than 1; zfp takes at most 4",
+                shape_text(chunk_shape),
                 dims.len()
             ),
         ));
@@ -192,8 +193,9 @@ impl ZfpMode {
                 return Err(Error::config(
                     CODEC,
                     format!(
-                        "mode {other:?} is not one of reversible, expert, fixed_accuracy, \
-                         fixed_rate, fixed_precision"
+                        "mode {} is not one of reversible, expert, fixed_accuracy, \
+                         fixed_rate, fixed_precision",
+                        quoted(other)
                     ),
                 ))
             }
@@ -205,11 +207,12 @@ impl ZfpMode {
             return Err(Error::config(
                 CODEC,
                 format!(
-                    "unknown key {key:?} for mode {mode}; it takes {}",
+                    "unknown key {} for mode {mode}; it takes {}",
+                    quoted(key),
                     if keys.is_empty() {
                         "no parameters".to_string()
                     } else {
-                        keys.join(", ")
+                        join(keys, ", ")
                     }
                 ),
             ));
@@ -231,7 +234,7 @@ impl Zfp {
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| Error::InvalidMetadata {
-                message: format!("chunk shape {chunk_shape:?} is too large"),
+                message: format!("chunk shape {} is too large", shape_text(chunk_shape)),
             })?;
         let ty = zfp_type(dtype);
         if matches!(mode, ZfpMode::FixedAccuracy { .. }) && !dtype.is_float() {
