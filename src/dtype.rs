@@ -4,7 +4,7 @@
 use half::f16;
 
 use crate::decimal::{json_f64, parse_f64};
-use crate::error::{quoted, Error, Result};
+use crate::error::{int_text, quoted, Error, Result};
 use crate::float::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
 use crate::json::Value;
 
@@ -356,7 +356,12 @@ impl Scalar {
             .map_err(invalid)?;
             Scalar::from_i128(dtype, integer).ok_or_else(|| {
                 let (lo, hi) = dtype.int_range().unwrap_or((0, 0));
-                invalid(format!("out of the {} range [{lo}, {hi}]", dtype.name()))
+                invalid(format!(
+                    "out of the {} range [{}, {}]",
+                    dtype.name(),
+                    int_text(lo),
+                    int_text(hi)
+                ))
             })
         }
     }

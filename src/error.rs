@@ -148,9 +148,58 @@ pub(crate) fn join(items: &[&str], sep: &str) -> String {
     out
 }
 
+/// An integer as `{}` writes it. (Through i64 or u64, where every integer in the crate's
+/// messages fits, so that core's 128-bit formatting is not linked.)
+pub(crate) fn int_text(v: i128) -> String {
+    if let Ok(v) = i64::try_from(v) {
+        return v.to_string();
+    }
+    if let Ok(v) = u64::try_from(v) {
+        return v.to_string();
+    }
+    let mut digits = Vec::new();
+    let mut m = v.unsigned_abs();
+    while m > 0 {
+        digits.push(char::from(b'0' + (m % 10) as u8));
+        m /= 10;
+    }
+    if v < 0 {
+        digits.push('-');
+    }
+    digits.iter().rev().collect()
+}
+
 /// A chunk shape as messages show it: `[2, 3]`.
 pub(crate) fn shape_text(shape: &[usize]) -> String {
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
     let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
     format!("[{}]", join(&dims, ", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers_write_what_core_writes() {
+        for v in [
+            0,
+            1,
+            -1,
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+            i128::from(u64::MAX),
+            i128::from(u64::MAX) + 1,
+            i128::from(i64::MIN) - 1,
+            i128::MIN,
+            i128::MAX,
+        ] {
+            assert_eq!(int_text(v), v.to_string());
+        }
+        assert_eq!(shape_text(&[]), format!("{:?}", [0usize; 0]));
+        assert_eq!(shape_text(&[2, 3, 4]), format!("{:?}", [2usize, 3, 4]));
+        assert_eq!(join(&["a", "b", "c"], ", "), ["a", "b", "c"].join(", "));
+        assert_eq!(quoted("sideways"), format!("{:?}", "sideways"));
+        assert_eq!(quoted("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+    }
 }

@@ -14,7 +14,7 @@ pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 use crate::array::{ArrayData, Element};
 use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
-use crate::error::{quoted, Error, Result};
+use crate::error::{int_text, quoted, Error, Result};
 use crate::json::{Map, Value};
 
 const CODEC: &str = "cast_value";
@@ -234,9 +234,11 @@ pub(crate) fn cast_error(e: &CastError, from: DataType, to: DataType) -> Error {
             display_f64(value)
         ),
         CastError::OutOfRange { value, lo, hi } => format!(
-            "Value {} out of range [{lo}, {hi}]. Set out_of_range='clamp' or \
+            "Value {} out of range [{}, {}]. Set out_of_range='clamp' or \
              out_of_range='wrap' to handle this.",
-            display_f64(value)
+            display_f64(value),
+            int_text(lo),
+            int_text(hi)
         ),
         CastError::FloatOutOfRange { value, lo, hi } => format!(
             "Value {} out of range [{}, {}]. Set out_of_range='clamp' to map it to ±Infinity.",

@@ -6,7 +6,7 @@ use half::f16;
 
 use crate::array::{ArrayData, Element};
 use crate::dtype::{DataType, Scalar};
-use crate::error::{Error, Result};
+use crate::error::{int_text, Error, Result};
 use crate::float::{self, Float};
 use crate::json::{Map, Value};
 
@@ -203,7 +203,8 @@ fn float_kernel<T: Float>(values: &[T], offset: Scalar, scale: Scalar, dir: Dire
 /// Integer element types, computed exactly in i128.
 trait Int: Element {
     fn to_i128(self) -> i128;
-    fn from_i128(v: i128) -> Option<Self>;
+    /// `v`, which is in the type's range.
+    fn narrow(v: i128) -> Self;
 }
 
 macro_rules! impl_int {
@@ -214,14 +215,19 @@ macro_rules! impl_int {
                 self as i128
             }
             #[inline(always)]
-            fn from_i128(v: i128) -> Option<Self> {
-                <$T>::try_from(v).ok()
+            fn narrow(v: i128) -> Self {
+                v as $T
             }
         }
     )*};
 }
 impl_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
+/// Values per step of the integer kernel.
+const BLOCK: usize = 256;
+
+/// The integer kernel: each type's values are widened to i128 a block at a time, and one
+/// function does the arithmetic and the range checks for all types.
 fn int_kernel<T: Int>(
     values: &[T],
     offset: Scalar,
@@ -230,38 +236,62 @@ fn int_kernel<T: Int>(
 ) -> Result<Vec<T>> {
     let offset = offset.as_i128().unwrap_or(0);
     let scale = scale.as_i128().unwrap_or(1);
-    let mut out = Vec::with_capacity(values.len());
-    match dir {
-        Direction::Encode => {
-            for &x in values {
-                let x = x.to_i128();
-                let y = (x - offset).checked_mul(scale).and_then(T::from_i128);
-                out.push(y.ok_or_else(|| {
-                    out_of_range(
-                        T::DTYPE,
-                        format!("({x} - {offset}) * {scale}"),
-                        offset,
-                        scale,
-                    )
-                })?);
-            }
-        }
-        Direction::Decode => {
-            // As the reference does: exactness over the whole chunk first, then range.
-            for &x in values {
-                if x.to_i128() % scale != 0 {
-                    return Err(inexact(T::DTYPE, x.to_i128(), scale));
-                }
-            }
-            for &x in values {
-                let x = x.to_i128();
-                out.push(T::from_i128(x / scale + offset).ok_or_else(|| {
-                    out_of_range(T::DTYPE, format!("{x} / {scale} + {offset}"), offset, scale)
-                })?);
+    if dir == Direction::Decode {
+        // As the reference does: exactness over the whole chunk first, then range.
+        for &x in values {
+            if x.to_i128() % scale != 0 {
+                return Err(inexact(T::DTYPE, x.to_i128(), scale));
             }
         }
     }
+    let mut out = Vec::with_capacity(values.len());
+    let mut wide = [0i128; BLOCK];
+    for chunk in values.chunks(BLOCK) {
+        let wide = &mut wide[..chunk.len()];
+        for (slot, &x) in wide.iter_mut().zip(chunk) {
+            *slot = x.to_i128();
+        }
+        int_block(wide, offset, scale, dir, T::DTYPE)?;
+        out.extend(wide.iter().map(|&y| T::narrow(y)));
+    }
     Ok(out)
+}
+
+/// `(x - offset) * scale` or `x / scale + offset` (exact, checked before) for each value, in
+/// place; every result must be in `dtype`'s range.
+fn int_block(
+    values: &mut [i128],
+    offset: i128,
+    scale: i128,
+    dir: Direction,
+    dtype: DataType,
+) -> Result<()> {
+    let (lo, hi) = dtype.int_range().unwrap_or((0, 0));
+    for v in values.iter_mut() {
+        let x = *v;
+        let y = match dir {
+            Direction::Encode => (x - offset).checked_mul(scale),
+            Direction::Decode => Some(x / scale + offset),
+        };
+        *v = y.filter(|y| (lo..=hi).contains(y)).ok_or_else(|| {
+            let value = match dir {
+                Direction::Encode => format!(
+                    "({} - {}) * {}",
+                    int_text(x),
+                    int_text(offset),
+                    int_text(scale)
+                ),
+                Direction::Decode => format!(
+                    "{} / {} + {}",
+                    int_text(x),
+                    int_text(scale),
+                    int_text(offset)
+                ),
+            };
+            out_of_range(dtype, value, offset, scale)
+        })?;
+    }
+    Ok(())
 }
 
 #[cold]
@@ -271,8 +301,12 @@ fn out_of_range(dtype: DataType, value: String, offset: i128, scale: i128) -> Er
     Error::Overflow {
         codec: CODEC,
         message: format!(
-            "{value} is outside the {dtype} range [{lo}, {hi}] (offset {offset}, scale {scale}); \
-             choose an offset and scale that keep every value in range"
+            "{value} is outside the {dtype} range [{}, {}] (offset {}, scale {}); choose an \
+             offset and scale that keep every value in range",
+            int_text(lo),
+            int_text(hi),
+            int_text(offset),
+            int_text(scale)
         ),
     }
 }
@@ -282,8 +316,10 @@ fn out_of_range(dtype: DataType, value: String, offset: i128, scale: i128) -> Er
 fn inexact(dtype: DataType, x: i128, scale: i128) -> Error {
     Error::InexactDivision {
         message: format!(
-            "stored value {x} is not a multiple of scale {scale}, so decoding it would need a \
-             fraction that {dtype} cannot hold"
+            "stored value {} is not a multiple of scale {}, so decoding it would need a \
+             fraction that {dtype} cannot hold",
+            int_text(x),
+            int_text(scale)
         ),
     }
 }
