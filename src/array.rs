@@ -171,7 +171,19 @@ impl ArrayData {
     }
 
     pub fn len(&self) -> usize {
-        crate::with_element_type!(self.data_type(), T => self.typed::<T>().map_or(0, <[T]>::len))
+        match self {
+            ArrayData::Int8(v) => v.len(),
+            ArrayData::Int16(v) => v.len(),
+            ArrayData::Int32(v) => v.len(),
+            ArrayData::Int64(v) => v.len(),
+            ArrayData::UInt8(v) => v.len(),
+            ArrayData::UInt16(v) => v.len(),
+            ArrayData::UInt32(v) => v.len(),
+            ArrayData::UInt64(v) => v.len(),
+            ArrayData::Float16(v) => v.len(),
+            ArrayData::Float32(v) => v.len(),
+            ArrayData::Float64(v) => v.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -218,11 +230,19 @@ impl ArrayData {
 
     pub fn to_le_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        crate::with_element_type!(self.data_type(), T => {
-            if let Ok(v) = self.typed::<T>() {
-                T::write_le(v, &mut out)
-            }
-        });
+        match self {
+            ArrayData::Int8(v) => Element::write_le(v, &mut out),
+            ArrayData::Int16(v) => Element::write_le(v, &mut out),
+            ArrayData::Int32(v) => Element::write_le(v, &mut out),
+            ArrayData::Int64(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt8(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt16(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt32(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt64(v) => Element::write_le(v, &mut out),
+            ArrayData::Float16(v) => Element::write_le(v, &mut out),
+            ArrayData::Float32(v) => Element::write_le(v, &mut out),
+            ArrayData::Float64(v) => Element::write_le(v, &mut out),
+        }
         out
     }
 
@@ -234,26 +254,27 @@ impl ArrayData {
 
     /// A chunk of `len` copies of `value`.
     pub fn filled(value: Scalar, len: usize) -> ArrayData {
-        match value {
-            Scalar::Int8(v) => ArrayData::Int8(vec![v; len]),
-            Scalar::Int16(v) => ArrayData::Int16(vec![v; len]),
-            Scalar::Int32(v) => ArrayData::Int32(vec![v; len]),
-            Scalar::Int64(v) => ArrayData::Int64(vec![v; len]),
-            Scalar::UInt8(v) => ArrayData::UInt8(vec![v; len]),
-            Scalar::UInt16(v) => ArrayData::UInt16(vec![v; len]),
-            Scalar::UInt32(v) => ArrayData::UInt32(vec![v; len]),
-            Scalar::UInt64(v) => ArrayData::UInt64(vec![v; len]),
-            Scalar::Float16(v) => ArrayData::Float16(vec![v; len]),
-            Scalar::Float32(v) => ArrayData::Float32(vec![v; len]),
-            Scalar::Float64(v) => ArrayData::Float64(vec![v; len]),
-        }
+        let dtype = value.data_type();
+        let bytes = value.to_le_bytes().repeat(len);
+        // A whole number of elements by construction.
+        Self::from_le_bytes(dtype, &bytes).unwrap_or_else(|_| ArrayData::Float64(Vec::new()))
     }
 
     /// The element at `index` as a scalar.
     pub fn get(&self, index: usize) -> Option<Scalar> {
-        crate::with_element_type!(self.data_type(), T => {
-            self.typed::<T>().ok()?.get(index).map(|v| v.to_scalar())
-        })
+        match self {
+            ArrayData::Int8(v) => v.get(index).map(|&x| Scalar::Int8(x)),
+            ArrayData::Int16(v) => v.get(index).map(|&x| Scalar::Int16(x)),
+            ArrayData::Int32(v) => v.get(index).map(|&x| Scalar::Int32(x)),
+            ArrayData::Int64(v) => v.get(index).map(|&x| Scalar::Int64(x)),
+            ArrayData::UInt8(v) => v.get(index).map(|&x| Scalar::UInt8(x)),
+            ArrayData::UInt16(v) => v.get(index).map(|&x| Scalar::UInt16(x)),
+            ArrayData::UInt32(v) => v.get(index).map(|&x| Scalar::UInt32(x)),
+            ArrayData::UInt64(v) => v.get(index).map(|&x| Scalar::UInt64(x)),
+            ArrayData::Float16(v) => v.get(index).map(|&x| Scalar::Float16(x)),
+            ArrayData::Float32(v) => v.get(index).map(|&x| Scalar::Float32(x)),
+            ArrayData::Float64(v) => v.get(index).map(|&x| Scalar::Float64(x)),
+        }
     }
 }
 

@@ -498,8 +498,8 @@ fn widen_ints(data: &ArrayData) -> Vec<i64> {
 /// whose f64 conversion differs between x86 and wasm, so this pair cannot be left to it.
 fn f64_to_f16(src: &[f64], s: Settings<'_>) -> Result<ArrayData, CastError> {
     let entries = s.entries::<f64, f16>();
-    let mut out = vec![f16::ZERO; src.len()];
-    for (&x, slot) in src.iter().zip(out.iter_mut()) {
+    let mut out = Vec::with_capacity(src.len());
+    for &x in src {
         let mapped = entries
             .iter()
             .find(|e| {
@@ -510,10 +510,10 @@ fn f64_to_f16(src: &[f64], s: Settings<'_>) -> Result<ArrayData, CastError> {
                 }
             })
             .map(|e| e.tgt);
-        *slot = match mapped {
+        out.push(match mapped {
             Some(t) => t,
             None => f64_to_f16_element(x, s.rounding, s.out_of_range)?,
-        };
+        });
     }
     Ok(ArrayData::Float16(out))
 }
