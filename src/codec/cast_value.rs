@@ -11,6 +11,8 @@ use zarr_cast_value::{
 
 pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 
+use super::bytes::Endian;
+use super::fused::widen;
 use crate::array::{ArrayData, Element};
 use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
@@ -470,26 +472,38 @@ pub(crate) fn widen_keys(map: &[(Scalar, Scalar)]) -> Vec<(Scalar, Scalar)> {
 }
 
 fn widen_floats(data: &ArrayData) -> Vec<f64> {
+    let mut out = Vec::with_capacity(data.len());
     match data {
-        ArrayData::Float32(v) => v.iter().map(|&x| crate::float::f32_to_f64(x)).collect(),
-        ArrayData::Float16(v) => v.iter().map(|&x| crate::float::f16_to_f64(x)).collect(),
-        _ => Vec::new(),
+        ArrayData::Float32(v) => {
+            for &x in v {
+                out.push(crate::float::f32_to_f64(x));
+            }
+        }
+        ArrayData::Float16(v) => {
+            for &x in v {
+                out.push(crate::float::f16_to_f64(x));
+            }
+        }
+        _ => {}
     }
+    out
 }
 
+/// Integers of the narrower types as int64 (through the fused decode's readers).
 fn widen_ints(data: &ArrayData) -> Vec<i64> {
-    fn all<T: Copy + Into<i64>>(v: &[T]) -> Vec<i64> {
-        v.iter().map(|&x| x.into()).collect()
-    }
-    match data {
-        ArrayData::Int8(v) => all(v),
-        ArrayData::Int16(v) => all(v),
-        ArrayData::Int32(v) => all(v),
-        ArrayData::UInt8(v) => all(v),
-        ArrayData::UInt16(v) => all(v),
-        ArrayData::UInt32(v) => all(v),
-        _ => Vec::new(),
-    }
+    let bytes = data.to_le_bytes();
+    let mut out = vec![0i64; data.len()];
+    let widen: fn(&[u8], Endian, &mut [i64]) = match data {
+        ArrayData::Int8(_) => widen::<i8, i64>,
+        ArrayData::Int16(_) => widen::<i16, i64>,
+        ArrayData::Int32(_) => widen::<i32, i64>,
+        ArrayData::UInt8(_) => widen::<u8, i64>,
+        ArrayData::UInt16(_) => widen::<u16, i64>,
+        ArrayData::UInt32(_) => widen::<u32, i64>,
+        _ => return Vec::new(),
+    };
+    widen(&bytes, Endian::Little, &mut out);
+    out
 }
 
 /// float64 -> float16. The engine's steps (scalar_map, nearest value, directed adjustment,

@@ -156,7 +156,7 @@ const BLOCK: usize = 256;
 /// Reads stored integers into a block of their widened values.
 type Widen<W> = fn(&[u8], Endian, &mut [W]);
 
-fn widen<I: ReadInt + Into<W>, W>(bytes: &[u8], endian: Endian, out: &mut [W]) {
+pub(crate) fn widen<I: ReadInt + Into<W>, W>(bytes: &[u8], endian: Endian, out: &mut [W]) {
     for (c, slot) in bytes.chunks_exact(std::mem::size_of::<I>()).zip(out) {
         *slot = I::read(c, endian).into();
     }

@@ -252,7 +252,9 @@ fn int_kernel<T: Int>(
             *slot = x.to_i128();
         }
         int_block(wide, offset, scale, dir, T::DTYPE)?;
-        out.extend(wide.iter().map(|&y| T::narrow(y)));
+        for &y in wide.iter() {
+            out.push(T::narrow(y));
+        }
     }
     Ok(out)
 }
