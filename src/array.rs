@@ -255,7 +255,11 @@ impl ArrayData {
     /// A chunk of `len` copies of `value`.
     pub fn filled(value: Scalar, len: usize) -> ArrayData {
         let dtype = value.data_type();
-        let bytes = value.to_le_bytes().repeat(len);
+        let one = value.to_le_bytes();
+        let mut bytes = Vec::with_capacity(one.len() * len);
+        for _ in 0..len {
+            bytes.extend_from_slice(&one);
+        }
         // A whole number of elements by construction.
         Self::from_le_bytes(dtype, &bytes).unwrap_or_else(|_| ArrayData::Float64(Vec::new()))
     }

@@ -84,8 +84,9 @@ impl Big {
                 self.0.push(carry);
             }
         }
-        let limbs = (n / 32) as usize;
-        self.0.splice(0..0, std::iter::repeat_n(0, limbs));
+        let mut shifted = vec![0; (n / 32) as usize];
+        shifted.extend_from_slice(&self.0);
+        self.0 = shifted;
     }
 
     fn shr1(&mut self) {

@@ -19,7 +19,7 @@ use crate::json::Value;
 
 #[wasm_bindgen(start)]
 fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(console_error_panic_hook::hook));
 }
 
 fn js_error(e: Error) -> JsValue {
