@@ -2,7 +2,7 @@
 // (scale_factor, add_offset) applied, as the array's attributes ask. Opt-in: zarr.get's own
 // results are left as they are. The rules live in Rust (src/missing.rs).
 import * as zarr from "zarrita";
-import { loadWasm } from "./load.js";
+import { loadPacking } from "./load.js";
 
 export interface DecodedChunk {
   data: Float64Array;
@@ -33,7 +33,7 @@ export async function getDecoded(
   arr: Readable,
   selection: (number | zarr.Slice | null)[] | null = null,
 ): Promise<DecodedChunk> {
-  const [raw, wasm] = await Promise.all([zarr.get(arr, selection), loadWasm()]);
+  const [raw, wasm] = await Promise.all([zarr.get(arr, selection), loadPacking()]);
   let chunk: { data: ArrayBufferView; shape: number[]; stride: number[] };
   if (typeof raw === "object" && raw !== null && "data" in raw) {
     chunk = raw as typeof chunk;

@@ -1,12 +1,12 @@
 // Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
-// failed start is not cached, so a later call can try again. The zfp and planner modules are
+// failed start is not cached, so a later call can try again. The zfp and packing modules are
 // separate files reached only through dynamic imports, so readers never load them.
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
 import wasmBase64 from "./wasm/zarr_wasm_codecs_inline.js";
 
 export type Bindings = typeof bindings;
 export type ZfpBindings = typeof import("./wasm/zarr_wasm_codecs_zfp.js");
-export type PlanBindings = typeof import("./wasm/zarr_wasm_codecs_plan.js");
+export type PackingBindings = typeof import("./wasm/zarr_wasm_codecs_packing.js");
 
 export function decodeBase64(text: string): Uint8Array {
   const fromBase64 = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
@@ -45,11 +45,11 @@ export const loadZfp: () => Promise<ZfpBindings> = once(async () => {
   return zfp;
 });
 
-/** The packing planner's module, loaded on first use. */
-export const loadPlan: () => Promise<PlanBindings> = once(async () => {
+/** The packing module (planner, decoded reads), loaded on first use. */
+export const loadPacking: () => Promise<PackingBindings> = once(async () => {
   const [plan, inline] = await Promise.all([
-    import("./wasm/zarr_wasm_codecs_plan.js"),
-    import("./wasm/zarr_wasm_codecs_plan_inline.js"),
+    import("./wasm/zarr_wasm_codecs_packing.js"),
+    import("./wasm/zarr_wasm_codecs_packing_inline.js"),
   ]);
   await plan.default({ module_or_path: decodeBase64(inline.default) });
   return plan;

@@ -1,7 +1,7 @@
 // Packing plans (target type, scale, offset, sentinels) and writing float data packed with one
 // call. The rules live in Rust (src/plan.rs); this file passes data and options across.
 import * as zarr from "zarrita";
-import { loadPlan } from "./load.js";
+import { loadPacking } from "./load.js";
 import { cOrderStrides } from "./strides.js";
 
 export interface PlanOptions {
@@ -83,7 +83,7 @@ export async function planPacking(data: Data | DataRange, options: PlanOptions =
   if (!ArrayBuffer.isView(data) && (typeof data !== "object" || data === null || Array.isArray(data))) {
     throw new TypeError("planPacking takes a typed array of numbers or {min, max}");
   }
-  const wasm = await loadPlan();
+  const wasm = await loadPacking();
   const text = ArrayBuffer.isView(data)
     ? wasm.planPackingForData(data, dataTypeOf(data), JSON.stringify(options))
     : wasm.planPackingForRange(rangeJson(data), JSON.stringify(options));

@@ -1,6 +1,6 @@
 // Builds the npm package into dist/: three wasm modules from the Rust crate (the core codecs;
-// zfp, and the packing planner, each on its own so that readers of packed integers never load
-// them), wasm-bindgen's glue for each, each module inlined as base64 (one ESM file each, which works in Node, browsers and
+// zfp, and packing (the planner and decoded reads), each on its own so that readers of packed
+// integers never load them), wasm-bindgen's glue for each, each module inlined as base64 (one ESM file each, which works in Node, browsers and
 // bundlers with no path to configure), then the TypeScript adapter.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,15 +14,16 @@ const glue = join(root, "js/wasm");
 rmSync(glue, { recursive: true, force: true });
 mkdirSync(glue, { recursive: true });
 
+// The core module at opt-level "z" (profile release), zfp at "s" (profile release-zfp).
 const modules = [
-  { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target" },
-  { name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module" },
-  { name: "zarr_wasm_codecs_plan", features: ["--no-default-features", "--features", "plan-module"], targetDir: "target/plan-module" },
+  { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target", profile: "release" },
+  { name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module", profile: "release-zfp" },
+  { name: "zarr_wasm_codecs_packing", features: ["--no-default-features", "--features", "packing-module"], targetDir: "target/packing-module", profile: "release" },
 ];
 const report = {};
 for (const m of modules) {
-  run("cargo", ["build", "--lib", "--release", "--target", "wasm32-unknown-unknown", ...m.features, "--target-dir", m.targetDir]);
-  const built = join(root, m.targetDir, "wasm32-unknown-unknown/release/zarr_wasm_codecs.wasm");
+  run("cargo", ["build", "--lib", "--profile", m.profile, "--target", "wasm32-unknown-unknown", ...m.features, "--target-dir", m.targetDir]);
+  const built = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/zarr_wasm_codecs.wasm`);
   run("wasm-bindgen", [
     "--target", "web", "--weak-refs", "--omit-default-module-path",
     "--remove-name-section", "--remove-producers-section",

@@ -10,10 +10,10 @@ step "cargo fmt, clippy"
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-# The three wasm modules the package ships: the core (no zfp), zfp, and the packing planner.
+# The three wasm modules the package ships: the core (no zfp), zfp, and packing.
 cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --features zfp-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features plan-module -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features packing-module -- -D warnings
 
 step "cargo test (native)"
 cargo test

@@ -78,51 +78,46 @@ macro_rules! with_element_type {
 /// A Rust type that holds the elements of one zarr data type.
 pub trait Element: Copy + Send + Sync + std::fmt::Debug + 'static {
     const DTYPE: DataType;
-    fn read_le(bytes: &[u8]) -> Vec<Self>;
-    fn read_be(bytes: &[u8]) -> Vec<Self>;
-    fn write_le(values: &[Self], out: &mut Vec<u8>);
-    fn write_be(values: &[Self], out: &mut Vec<u8>);
+    /// One element from exactly `size_of::<Self>()` little-endian bytes.
+    fn from_le_slice(bytes: &[u8]) -> Self;
+    /// Appends the element's little-endian bytes.
+    fn put_le(self, out: &mut Vec<u8>);
     fn into_array(values: Vec<Self>) -> ArrayData;
     fn from_array(array: &ArrayData) -> Option<&[Self]>;
     fn to_scalar(self) -> Scalar;
     fn from_scalar(scalar: Scalar) -> Option<Self>;
+
+    /// Reads little-endian element bytes (a whole number of elements).
+    fn read_le(bytes: &[u8]) -> Vec<Self> {
+        let size = std::mem::size_of::<Self>();
+        let mut out = Vec::with_capacity(bytes.len() / size);
+        for c in bytes.chunks_exact(size) {
+            out.push(Self::from_le_slice(c));
+        }
+        out
+    }
+
+    fn write_le(values: &[Self], out: &mut Vec<u8>) {
+        out.reserve(std::mem::size_of_val(values));
+        for &v in values {
+            v.put_le(out);
+        }
+    }
 }
 
 macro_rules! impl_element {
     ($T:ty, $variant:ident, $N:expr) => {
         impl Element for $T {
             const DTYPE: DataType = DataType::$variant;
-            fn read_le(bytes: &[u8]) -> Vec<Self> {
-                bytes
-                    .chunks_exact($N)
-                    .map(|c| {
-                        let mut b = [0u8; $N];
-                        b.copy_from_slice(c);
-                        <$T>::from_le_bytes(b)
-                    })
-                    .collect()
+            #[inline(always)]
+            fn from_le_slice(bytes: &[u8]) -> Self {
+                let mut b = [0u8; $N];
+                b.copy_from_slice(bytes);
+                <$T>::from_le_bytes(b)
             }
-            fn read_be(bytes: &[u8]) -> Vec<Self> {
-                bytes
-                    .chunks_exact($N)
-                    .map(|c| {
-                        let mut b = [0u8; $N];
-                        b.copy_from_slice(c);
-                        <$T>::from_be_bytes(b)
-                    })
-                    .collect()
-            }
-            fn write_le(values: &[Self], out: &mut Vec<u8>) {
-                out.reserve(values.len() * $N);
-                for v in values {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            fn write_be(values: &[Self], out: &mut Vec<u8>) {
-                out.reserve(values.len() * $N);
-                for v in values {
-                    out.extend_from_slice(&v.to_be_bytes());
-                }
+            #[inline(always)]
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
             }
             fn into_array(values: Vec<Self>) -> ArrayData {
                 ArrayData::$variant(values)
@@ -176,7 +171,19 @@ impl ArrayData {
     }
 
     pub fn len(&self) -> usize {
-        crate::with_element_type!(self.data_type(), T => self.typed::<T>().map_or(0, <[T]>::len))
+        match self {
+            ArrayData::Int8(v) => v.len(),
+            ArrayData::Int16(v) => v.len(),
+            ArrayData::Int32(v) => v.len(),
+            ArrayData::Int64(v) => v.len(),
+            ArrayData::UInt8(v) => v.len(),
+            ArrayData::UInt16(v) => v.len(),
+            ArrayData::UInt32(v) => v.len(),
+            ArrayData::UInt64(v) => v.len(),
+            ArrayData::Float16(v) => v.len(),
+            ArrayData::Float32(v) => v.len(),
+            ArrayData::Float64(v) => v.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -185,10 +192,15 @@ impl ArrayData {
 
     /// The values as a slice of `T`, or an error naming both types.
     pub fn typed<T: Element>(&self) -> Result<&[T]> {
-        T::from_array(self).ok_or_else(|| Error::WrongArrayType {
-            expected: T::DTYPE.name().to_string(),
+        T::from_array(self).ok_or_else(|| self.wrong_type(T::DTYPE))
+    }
+
+    #[inline(never)]
+    fn wrong_type(&self, expected: DataType) -> Error {
+        Error::WrongArrayType {
+            expected: expected.name().to_string(),
             actual: self.data_type().name().to_string(),
-        })
+        }
     }
 
     /// Reads little-endian element bytes; the byte count must be a whole number of elements.
@@ -200,7 +212,9 @@ impl ArrayData {
     /// Reads big-endian element bytes; the byte count must be a whole number of elements.
     pub fn from_be_bytes(dtype: DataType, bytes: &[u8]) -> Result<ArrayData> {
         Self::check_whole(dtype, bytes)?;
-        Ok(crate::with_element_type!(dtype, T => T::into_array(T::read_be(bytes))))
+        let mut swapped = bytes.to_vec();
+        swap_elements(&mut swapped, dtype.size());
+        Self::from_le_bytes(dtype, &swapped)
     }
 
     fn check_whole(dtype: DataType, bytes: &[u8]) -> Result<()> {
@@ -216,45 +230,61 @@ impl ArrayData {
 
     pub fn to_le_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        crate::with_element_type!(self.data_type(), T => {
-            if let Ok(v) = self.typed::<T>() {
-                T::write_le(v, &mut out)
-            }
-        });
+        match self {
+            ArrayData::Int8(v) => Element::write_le(v, &mut out),
+            ArrayData::Int16(v) => Element::write_le(v, &mut out),
+            ArrayData::Int32(v) => Element::write_le(v, &mut out),
+            ArrayData::Int64(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt8(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt16(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt32(v) => Element::write_le(v, &mut out),
+            ArrayData::UInt64(v) => Element::write_le(v, &mut out),
+            ArrayData::Float16(v) => Element::write_le(v, &mut out),
+            ArrayData::Float32(v) => Element::write_le(v, &mut out),
+            ArrayData::Float64(v) => Element::write_le(v, &mut out),
+        }
         out
     }
 
     pub fn to_be_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        crate::with_element_type!(self.data_type(), T => {
-            if let Ok(v) = self.typed::<T>() {
-                T::write_be(v, &mut out)
-            }
-        });
+        let mut out = self.to_le_bytes();
+        swap_elements(&mut out, self.data_type().size());
         out
     }
 
     /// A chunk of `len` copies of `value`.
     pub fn filled(value: Scalar, len: usize) -> ArrayData {
-        match value {
-            Scalar::Int8(v) => ArrayData::Int8(vec![v; len]),
-            Scalar::Int16(v) => ArrayData::Int16(vec![v; len]),
-            Scalar::Int32(v) => ArrayData::Int32(vec![v; len]),
-            Scalar::Int64(v) => ArrayData::Int64(vec![v; len]),
-            Scalar::UInt8(v) => ArrayData::UInt8(vec![v; len]),
-            Scalar::UInt16(v) => ArrayData::UInt16(vec![v; len]),
-            Scalar::UInt32(v) => ArrayData::UInt32(vec![v; len]),
-            Scalar::UInt64(v) => ArrayData::UInt64(vec![v; len]),
-            Scalar::Float16(v) => ArrayData::Float16(vec![v; len]),
-            Scalar::Float32(v) => ArrayData::Float32(vec![v; len]),
-            Scalar::Float64(v) => ArrayData::Float64(vec![v; len]),
+        let dtype = value.data_type();
+        let one = value.to_le_bytes();
+        let mut bytes = Vec::with_capacity(one.len() * len);
+        for _ in 0..len {
+            bytes.extend_from_slice(&one);
         }
+        // A whole number of elements by construction.
+        Self::from_le_bytes(dtype, &bytes).unwrap_or_else(|_| ArrayData::Float64(Vec::new()))
     }
 
     /// The element at `index` as a scalar.
     pub fn get(&self, index: usize) -> Option<Scalar> {
-        crate::with_element_type!(self.data_type(), T => {
-            self.typed::<T>().ok()?.get(index).map(|v| v.to_scalar())
-        })
+        match self {
+            ArrayData::Int8(v) => v.get(index).map(|&x| Scalar::Int8(x)),
+            ArrayData::Int16(v) => v.get(index).map(|&x| Scalar::Int16(x)),
+            ArrayData::Int32(v) => v.get(index).map(|&x| Scalar::Int32(x)),
+            ArrayData::Int64(v) => v.get(index).map(|&x| Scalar::Int64(x)),
+            ArrayData::UInt8(v) => v.get(index).map(|&x| Scalar::UInt8(x)),
+            ArrayData::UInt16(v) => v.get(index).map(|&x| Scalar::UInt16(x)),
+            ArrayData::UInt32(v) => v.get(index).map(|&x| Scalar::UInt32(x)),
+            ArrayData::UInt64(v) => v.get(index).map(|&x| Scalar::UInt64(x)),
+            ArrayData::Float16(v) => v.get(index).map(|&x| Scalar::Float16(x)),
+            ArrayData::Float32(v) => v.get(index).map(|&x| Scalar::Float32(x)),
+            ArrayData::Float64(v) => v.get(index).map(|&x| Scalar::Float64(x)),
+        }
+    }
+}
+
+/// Reverses the bytes of each `size`-byte element (little <-> big endian).
+fn swap_elements(bytes: &mut [u8], size: usize) {
+    for element in bytes.chunks_exact_mut(size) {
+        element.reverse();
     }
 }

@@ -2,10 +2,11 @@
 //! scalar_map entries), following zarr-python 3.4's reading of the spec.
 
 use half::f16;
-use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::decimal::{json_f64, parse_f64};
+use crate::error::{int_text, quoted, Error, Result};
 use crate::float::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
+use crate::json::Value;
 
 /// A real zarr v3 data type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,7 +128,7 @@ impl DataType {
                 }
                 if let Some(key) = map.keys().find(|k| *k != "name" && *k != "configuration") {
                     return Err(Error::InvalidMetadata {
-                        message: format!("data type object has unknown key {key:?}"),
+                        message: format!("data type object has unknown key {}", quoted(key)),
                     });
                 }
                 Self::from_name(name)
@@ -355,7 +356,12 @@ impl Scalar {
             .map_err(invalid)?;
             Scalar::from_i128(dtype, integer).ok_or_else(|| {
                 let (lo, hi) = dtype.int_range().unwrap_or((0, 0));
-                invalid(format!("out of the {} range [{lo}, {hi}]", dtype.name()))
+                invalid(format!(
+                    "out of the {} range [{}, {}]",
+                    dtype.name(),
+                    int_text(lo),
+                    int_text(hi)
+                ))
             })
         }
     }
@@ -388,9 +394,7 @@ impl Scalar {
         } else if v == f64::NEG_INFINITY {
             Value::from("-Infinity")
         } else {
-            serde_json::Number::from_f64(v)
-                .map(Value::Number)
-                .unwrap_or(Value::Null)
+            json_f64(v).parse::<Value>().unwrap_or(Value::Null)
         }
     }
 }
@@ -398,7 +402,7 @@ impl Scalar {
 /// Parses a decimal float the way Python's `float()` reads JSON numbers and strings.
 fn parse_f64_literal(s: &str) -> Option<f64> {
     let cleaned = strip_digit_underscores(s)?;
-    cleaned.parse::<f64>().ok()
+    parse_f64(&cleaned)
 }
 
 /// Python numeric literals allow one underscore between digits ("1_000").
@@ -426,9 +430,7 @@ fn strip_digit_underscores(s: &str) -> Option<String> {
 /// integral (as the reference accepts `2.0`).
 fn parse_int_literal(text: &str) -> std::result::Result<i128, String> {
     if text.contains(['.', 'e', 'E']) {
-        let v: f64 = text
-            .parse()
-            .map_err(|_| format!("{text} is not a number"))?;
+        let v = parse_f64(text).ok_or_else(|| format!("{text} is not a number"))?;
         if !v.is_finite() || v.fract() != 0.0 {
             return Err("expected an integer".to_string());
         }
@@ -466,7 +468,8 @@ fn parse_hex_float(dtype: DataType, hex: &str) -> std::result::Result<Scalar, St
             hex.len()
         ));
     }
-    let bits = u64::from_str_radix(hex, 16).map_err(|_| format!("{hex:?} is not hexadecimal"))?;
+    let bits =
+        u64::from_str_radix(hex, 16).map_err(|_| format!("{} is not hexadecimal", quoted(hex)))?;
     let value = match hex.len() {
         4 => Scalar::Float16(f16::from_bits(bits as u16)),
         8 => Scalar::Float32(f32::from_bits(bits as u32)),

@@ -81,8 +81,9 @@ impl fmt::Display for Error {
         match self {
             Error::UnknownDataType { name } => write!(
                 f,
-                "unknown data type {name:?}: expected one of int8, int16, int32, int64, uint8, \
-                 uint16, uint32, uint64, float16, float32, float64"
+                "unknown data type {}: expected one of int8, int16, int32, int64, uint8, \
+                 uint16, uint32, uint64, float16, float32, float64",
+                quoted(name)
             ),
             Error::UnsupportedDataType {
                 codec,
@@ -94,8 +95,9 @@ impl fmt::Display for Error {
             ),
             Error::UnknownCodec { name } => write!(
                 f,
-                "unknown codec {name:?}: this package implements scale_offset, cast_value, bytes \
-                 and zfp"
+                "unknown codec {}: this package implements scale_offset, cast_value, bytes \
+                 and zfp",
+                quoted(name)
             ),
             Error::InvalidConfig { codec, message } => {
                 write!(f, "invalid {codec} configuration: {message}")
@@ -128,3 +130,76 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A name or key as it appears in messages: a JSON string literal.
+pub(crate) fn quoted(s: &str) -> String {
+    crate::json::Value::from(s).to_string()
+}
+
+/// `items` separated by `sep`.
+pub(crate) fn join(items: &[&str], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(item);
+    }
+    out
+}
+
+/// An integer as `{}` writes it. (Through i64 or u64, where every integer in the crate's
+/// messages fits, so that core's 128-bit formatting is not linked.)
+pub(crate) fn int_text(v: i128) -> String {
+    if let Ok(v) = i64::try_from(v) {
+        return v.to_string();
+    }
+    if let Ok(v) = u64::try_from(v) {
+        return v.to_string();
+    }
+    let mut digits = Vec::new();
+    let mut m = v.unsigned_abs();
+    while m > 0 {
+        digits.push(char::from(b'0' + (m % 10) as u8));
+        m /= 10;
+    }
+    if v < 0 {
+        digits.push('-');
+    }
+    digits.iter().rev().collect()
+}
+
+/// A chunk shape as messages show it: `[2, 3]`.
+pub(crate) fn shape_text(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
+    format!("[{}]", join(&dims, ", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers_write_what_core_writes() {
+        for v in [
+            0,
+            1,
+            -1,
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+            i128::from(u64::MAX),
+            i128::from(u64::MAX) + 1,
+            i128::from(i64::MIN) - 1,
+            i128::MIN,
+            i128::MAX,
+        ] {
+            assert_eq!(int_text(v), v.to_string());
+        }
+        assert_eq!(shape_text(&[]), format!("{:?}", [0usize; 0]));
+        assert_eq!(shape_text(&[2, 3, 4]), format!("{:?}", [2usize, 3, 4]));
+        assert_eq!(join(&["a", "b", "c"], ", "), ["a", "b", "c"].join(", "));
+        assert_eq!(quoted("sideways"), format!("{:?}", "sideways"));
+        assert_eq!(quoted("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+    }
+}

@@ -12,9 +12,11 @@
 
 pub mod array;
 pub mod codec;
+pub mod decimal;
 pub mod dtype;
 pub mod error;
 pub mod float;
+pub mod json;
 pub mod missing;
 #[cfg(feature = "plan")]
 pub mod plan;

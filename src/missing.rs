@@ -14,7 +14,7 @@
 //! offset by `add_offset` in float64. Results are returned as float64, which holds every
 //! float32 exactly.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
@@ -36,7 +36,11 @@ pub const MISSING_VALUE_CONVENTION: Convention = Convention {
 
 impl Convention {
     pub fn to_json(&self) -> Value {
-        serde_json::json!({"uuid": self.uuid, "schema_url": self.schema_url, "name": self.name})
+        Value::object([
+            ("uuid", Value::from(self.uuid)),
+            ("schema_url", Value::from(self.schema_url)),
+            ("name", Value::from(self.name)),
+        ])
     }
 }
 
@@ -262,7 +266,10 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn json(text: &str) -> Value {
+        crate::json::parse(text).unwrap()
+    }
 
     #[test]
     fn base64_is_read_strictly() {
@@ -280,26 +287,33 @@ mod tests {
     #[test]
     fn fill_value_strings_are_not_taken_for_base64() {
         // "Infinity" is eight base64 characters, but a fill-value string first.
-        let d =
-            MaskAndScale::from_attributes(DataType::Float32, &json!({"_FillValue": "Infinity"}))
-                .unwrap();
+        let d = MaskAndScale::from_attributes(
+            DataType::Float32,
+            &json(r#"{"_FillValue": "Infinity"}"#),
+        )
+        .unwrap();
         let out = d
             .decode(&ArrayData::Float32(vec![f32::INFINITY, 1.0]))
             .unwrap();
         assert!(out[0].is_nan());
         assert_eq!(out[1], 1.0);
+        assert!(MaskAndScale::from_attributes(
+            DataType::Float32,
+            &json(r#"{"_FillValue": "AAAA"}"#)
+        )
+        .is_err());
         assert!(
-            MaskAndScale::from_attributes(DataType::Float32, &json!({"_FillValue": "AAAA"}))
+            MaskAndScale::from_attributes(DataType::UInt8, &json(r#"{"missing_value": 256}"#))
                 .is_err()
         );
         assert!(
-            MaskAndScale::from_attributes(DataType::UInt8, &json!({"missing_value": 256})).is_err()
+            MaskAndScale::from_attributes(DataType::Int16, &json(r#"{"scale_factor": "x"}"#))
+                .is_err()
         );
         assert!(
-            MaskAndScale::from_attributes(DataType::Int16, &json!({"scale_factor": "x"})).is_err()
+            MaskAndScale::from_attributes(DataType::Int16, &json(r#"{}"#))
+                .unwrap()
+                .is_identity()
         );
-        assert!(MaskAndScale::from_attributes(DataType::Int16, &json!({}))
-            .unwrap()
-            .is_identity());
     }
 }

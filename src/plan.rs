@@ -12,7 +12,7 @@
 //! A plan is checked by running its own codec chain on the ends of the data range before it is
 //! returned, and it states the largest absolute error a value in that range can come back with.
 
-use serde_json::{json, Map, Value};
+use crate::json::{Map, Value};
 use zarr_cast_value::RoundingMode;
 
 use crate::array::ArrayData;
@@ -187,33 +187,43 @@ impl Plan {
     /// codec, ready for an array's metadata.
     pub fn to_json(&self) -> Value {
         let mut codecs = self.codecs.clone();
-        codecs.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
+        codecs.push(bytes_json());
         let mut attributes = Map::new();
         if self.sentinels.is_some() {
             // The zarr missing_value convention, registered: missing values read back as the
             // array's NaN.
             attributes.insert(
                 "zarr_conventions".into(),
-                json!([crate::missing::MISSING_VALUE_CONVENTION.to_json()]),
+                Value::from(vec![crate::missing::MISSING_VALUE_CONVENTION.to_json()]),
             );
             attributes.insert("missing_value".into(), self.fill_value.to_json());
         }
-        json!({
-            "data_type": self.data_type.name(),
-            "fill_value": self.fill_value.to_json(),
-            "codecs": codecs,
-            "attributes": attributes,
-            "target": self.target.name(),
-            "scale": self.scale,
-            "offset": self.offset,
-            "sentinels": self.sentinels.map(|s| json!({
-                "missing": int_json(s.missing),
-                "Infinity": int_json(s.pos_inf),
-                "-Infinity": int_json(s.neg_inf),
-            })),
-            "max_abs_error": self.max_abs_error,
-            "range": self.range.map(|(lo, hi)| json!([lo, hi])),
-        })
+        Value::object([
+            ("data_type", Value::from(self.data_type.name())),
+            ("fill_value", self.fill_value.to_json()),
+            ("codecs", Value::from(codecs)),
+            ("attributes", Value::from(attributes)),
+            ("target", Value::from(self.target.name())),
+            ("scale", Value::from(self.scale)),
+            ("offset", Value::from(self.offset)),
+            (
+                "sentinels",
+                self.sentinels.map_or(Value::Null, |s| {
+                    Value::object([
+                        ("missing", int_json(s.missing)),
+                        ("Infinity", int_json(s.pos_inf)),
+                        ("-Infinity", int_json(s.neg_inf)),
+                    ])
+                }),
+            ),
+            ("max_abs_error", Value::from(self.max_abs_error)),
+            (
+                "range",
+                self.range.map_or(Value::Null, |(lo, hi)| {
+                    Value::from(vec![Value::from(lo), Value::from(hi)])
+                }),
+            ),
+        ])
     }
 }
 
@@ -370,8 +380,7 @@ fn float_plan_for(
         options.span,
         |scale, offset| {
             vec![
-                json!({"name": "scale_offset", "configuration": {
-                "offset": float_json(array, offset), "scale": float_json(array, scale)}}),
+                scale_offset_json(float_json(array, offset), Some(float_json(array, scale))),
                 cast_json(target, options.rounding, None, Some(scalar_map.clone())),
             ]
         },
@@ -567,7 +576,7 @@ pub fn plan_int(
         // Centre the values; encode is x - offset.
         let first = move_lo + (move_hi - move_lo - (hi - lo)) / 2;
         let offset = lo - first;
-        let shift = json!({"name": "scale_offset", "configuration": {"offset": int_json(offset)}});
+        let shift = scale_offset_json(int_json(offset), None);
         let cast = cast_json(target, RoundingMode::NearestEven, None, None);
         // The shift is computed in the array's own type; where the shifted values or the offset
         // do not fit it, shift in int64 first (exact for every type but the top of uint64).
@@ -605,9 +614,10 @@ pub fn plan_int(
                     Some("clamp"),
                     None,
                 ),
-                json!({"name": "scale_offset", "configuration": {
-                "offset": float_json(DataType::Float64, offset),
-                "scale": float_json(DataType::Float64, scale)}}),
+                scale_offset_json(
+                    float_json(DataType::Float64, offset),
+                    Some(float_json(DataType::Float64, scale)),
+                ),
                 cast_json(target, options.rounding, None, None),
             ]
         },
@@ -670,26 +680,30 @@ fn cast_json(
     if let Some(map) = scalar_map {
         config.insert("scalar_map".into(), map);
     }
-    json!({"name": "cast_value", "configuration": config})
+    Value::object([
+        ("name", Value::from("cast_value")),
+        ("configuration", Value::from(config)),
+    ])
 }
 
 /// The scalar_map that sends NaN and the infinities to their sentinels and back.
 fn sentinel_map(s: &Sentinels, target: DataType) -> Value {
     let mut decode = vec![
-        json!([int_json(s.missing), "NaN"]),
-        json!([int_json(s.pos_inf), "Infinity"]),
+        pair(int_json(s.missing), Value::from("NaN")),
+        pair(int_json(s.pos_inf), Value::from("Infinity")),
     ];
     if target.is_signed_int() {
-        decode.push(json!([int_json(s.neg_inf), "-Infinity"]));
+        decode.push(pair(int_json(s.neg_inf), Value::from("-Infinity")));
     }
-    json!({
-        "encode": [
-            ["NaN", int_json(s.missing)],
-            ["Infinity", int_json(s.pos_inf)],
-            ["-Infinity", int_json(s.neg_inf)],
-        ],
-        "decode": decode,
-    })
+    let encode = vec![
+        pair(Value::from("NaN"), int_json(s.missing)),
+        pair(Value::from("Infinity"), int_json(s.pos_inf)),
+        pair(Value::from("-Infinity"), int_json(s.neg_inf)),
+    ];
+    Value::object([
+        ("encode", Value::from(encode)),
+        ("decode", Value::from(decode)),
+    ])
 }
 
 /// `value` rounded to the array's float type, as f64.
@@ -701,18 +715,40 @@ fn to_array_type(array: DataType, value: f64) -> Result<f64> {
 }
 
 fn float_literal(value: f64) -> Value {
-    serde_json::Number::from_f64(value).map_or_else(
-        || {
-            Value::from(if value.is_nan() {
-                "NaN"
-            } else if value > 0.0 {
-                "Infinity"
-            } else {
-                "-Infinity"
-            })
-        },
-        Value::Number,
-    )
+    match value {
+        v if v.is_nan() => Value::from("NaN"),
+        f64::INFINITY => Value::from("Infinity"),
+        f64::NEG_INFINITY => Value::from("-Infinity"),
+        v => Value::from(v),
+    }
+}
+
+/// `[a, b]`.
+fn pair(a: Value, b: Value) -> Value {
+    Value::from(vec![a, b])
+}
+
+fn bytes_json() -> Value {
+    Value::object([
+        ("name", Value::from("bytes")),
+        (
+            "configuration",
+            Value::object([("endian", Value::from("little"))]),
+        ),
+    ])
+}
+
+/// A scale_offset codec's metadata (scale omitted when it is the default).
+fn scale_offset_json(offset: Value, scale: Option<Value>) -> Value {
+    let mut config = Map::new();
+    config.insert("offset".into(), offset);
+    if let Some(scale) = scale {
+        config.insert("scale".into(), scale);
+    }
+    Value::object([
+        ("name", Value::from("scale_offset")),
+        ("configuration", Value::from(config)),
+    ])
 }
 
 /// A value of the array's float type as its JSON scalar.
@@ -729,7 +765,7 @@ fn nan_of(array: DataType) -> Scalar {
 /// The chain of `codecs` then little-endian bytes, for one-element chunks of the fill value's type.
 fn chain_for(fill: Scalar, codecs: &[Value]) -> Result<Chain> {
     let mut list = codecs.to_vec();
-    list.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
+    list.push(bytes_json());
     let array = fill.data_type();
     Chain::new(
         &Value::from(array.name()),

@@ -5,22 +5,22 @@
 //! panics on input, so the instance keeps working after any error.
 
 use js_sys::{Reflect, Uint8Array};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
-#[cfg(not(feature = "plan-module"))]
+#[cfg(not(feature = "packing-module"))]
 use wasm_bindgen::JsCast;
 
 use crate::array::ArrayData;
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 use crate::codec::{codec_name_and_config, ArrayCodec, Chain, FusedDecode, ScaleOffset};
 use crate::dtype::DataType;
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 use crate::dtype::Scalar;
-use crate::error::Error;
+use crate::error::{join, Error};
+use crate::json::Value;
 
 #[wasm_bindgen(start)]
 fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(console_error_panic_hook::hook));
 }
 
 fn js_error(e: Error) -> JsValue {
@@ -31,7 +31,7 @@ fn js_error(e: Error) -> JsValue {
 }
 
 fn parse_json(text: &str, what: &str) -> Result<Value, JsValue> {
-    serde_json::from_str(text).map_err(|e| {
+    crate::json::parse(text).map_err(|e| {
         js_error(Error::InvalidMetadata {
             message: format!("{what} is not valid JSON: {e}"),
         })
@@ -60,7 +60,7 @@ fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<Vec<u8>, JsV
     };
     if !accepted.contains(&ctor.as_str()) {
         return Err(js_error(Error::WrongArrayType {
-            expected: format!("{expected} ({})", accepted.join(" or ")),
+            expected: format!("{expected} ({})", join(accepted, " or ")),
             actual: if ctor.is_empty() {
                 "non-typed-array".into()
             } else {
@@ -77,7 +77,7 @@ fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<Vec<u8>, JsV
 
 /// A typed array holding `data` (a copy out of wasm memory). float16 becomes a Float16Array
 /// where the engine has one, else a Uint16Array of the bits.
-#[cfg(not(feature = "plan-module"))]
+#[cfg(not(feature = "packing-module"))]
 fn to_typed_array(data: &ArrayData) -> JsValue {
     match data {
         ArrayData::Int8(v) => js_sys::Int8Array::from(v.as_slice()).into(),
@@ -106,7 +106,7 @@ fn to_typed_array(data: &ArrayData) -> JsValue {
 }
 
 /// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 fn scalar_to_js(s: Scalar) -> JsValue {
     match s {
         Scalar::Int64(v) => JsValue::from(v),
@@ -119,7 +119,7 @@ fn scalar_to_js(s: Scalar) -> JsValue {
 }
 
 /// One array -> array codec of an array's codec list, for zarrita's pipeline.
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 ///
 /// When a scale_offset is followed by a cast_value that stores floats as integers, the pair
 /// decodes in one pass: the cast_value runs both steps and the scale_offset passes its chunk
@@ -132,7 +132,7 @@ pub struct ArrayToArrayCodec {
     decode: DecodeMode,
 }
 
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 enum DecodeMode {
     Codec,
     PassThrough,
@@ -140,7 +140,7 @@ enum DecodeMode {
 }
 
 /// The fused decode of the scale_offset at `index` and the cast_value after it, if any.
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDecode> {
     let (so_name, so_config) = codec_name_and_config(codecs.get(index)?).ok()?;
     let (cv_name, cv_config) = codec_name_and_config(codecs.get(index + 1)?).ok()?;
@@ -149,7 +149,9 @@ fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDe
     }
     let so = ScaleOffset::new(so_config, dtype).ok()?;
     let cv = crate::codec::CastValue::new(cv_config, dtype).ok()?;
-    let little = serde_json::json!({"endian": "little"});
+    let mut little = crate::json::Map::new();
+    little.insert("endian".into(), Value::from("little"));
+    let little = Value::Object(little);
     let bytes = crate::codec::Bytes::new(Some(&little), cv.target()).ok()?;
     FusedDecode::plan(
         dtype,
@@ -158,7 +160,7 @@ fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDe
     )
 }
 
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 #[wasm_bindgen]
 impl ArrayToArrayCodec {
     /// `codecs_json`: the array's (or shard's) codec list; `index`: this codec's place in it;
@@ -259,13 +261,13 @@ impl ArrayToArrayCodec {
 }
 
 /// A whole codec chain (array -> array codecs and bytes) over one chunk shape.
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 #[wasm_bindgen]
 pub struct CodecChain {
     chain: Chain,
 }
 
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
 #[wasm_bindgen]
 impl CodecChain {
     /// `metadata_json`: `{"data_type", "fill_value", "codecs", "chunk_shape"}` or a zarr v3
@@ -310,7 +312,7 @@ impl CodecChain {
 
 /// Decodes a chunk of an array's values as its attributes ask (missing values to NaN, CF
 /// scale_factor and add_offset; see `crate::missing`) into a Float64Array.
-#[cfg(not(any(feature = "zfp-module", feature = "plan-module")))]
+#[cfg(feature = "packing-module")]
 #[wasm_bindgen(js_name = maskAndScale)]
 pub fn mask_and_scale(
     attributes_json: &str,
@@ -328,7 +330,7 @@ pub fn mask_and_scale(
 }
 
 /// The packing plan for a typed array of data, as JSON text (see `crate::plan`).
-#[cfg(feature = "plan-module")]
+#[cfg(feature = "packing-module")]
 #[wasm_bindgen(js_name = planPackingForData)]
 pub fn plan_packing_for_data(
     data: &JsValue,
@@ -344,7 +346,7 @@ pub fn plan_packing_for_data(
 }
 
 /// The packing plan for a range, `{"min", "max", "data_type"}`, as JSON text.
-#[cfg(feature = "plan-module")]
+#[cfg(feature = "packing-module")]
 #[wasm_bindgen(js_name = planPackingForRange)]
 pub fn plan_packing_for_range(range_json: &str, options_json: &str) -> Result<String, JsValue> {
     let range = parse_json(range_json, "range")?;
@@ -353,7 +355,7 @@ pub fn plan_packing_for_range(range_json: &str, options_json: &str) -> Result<St
     Ok(plan.to_json().to_string())
 }
 
-#[cfg(feature = "plan-module")]
+#[cfg(feature = "packing-module")]
 fn plan_options(options_json: &str) -> Result<crate::plan::PlanOptions, JsValue> {
     let options = parse_json(options_json, "planPacking options")?;
     crate::plan::PlanOptions::from_json(&options).map_err(js_error)

@@ -2,6 +2,9 @@
 //! one by one, for every stored type, mode, scalar_map and scale/offset.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::j;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use zarr_wasm_codecs::Chain;
@@ -64,7 +67,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
     #[test]
     fn fused_decode_equals_codec_by_codec(meta in chain_metadata(), seed in proptest::collection::vec(any::<u8>(), 128)) {
-        let chain = Chain::from_metadata(&meta);
+        let chain = Chain::from_metadata(&j(&meta));
         prop_assert!(chain.is_ok(), "{:?} for {}", chain.err(), meta);
         let Ok(chain) = chain else { return Ok(()) };
         prop_assert!(chain.is_fused(), "expected a fused chain for {meta}");

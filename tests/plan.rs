@@ -4,6 +4,9 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::{j as crate_json, sj};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use zarr_cast_value::RoundingMode;
@@ -21,9 +24,9 @@ fn options(target: Option<DataType>) -> PlanOptions {
 
 fn chain(plan_json: &Value, len: usize) -> Chain {
     Chain::new(
-        &plan_json["data_type"],
-        &plan_json["fill_value"],
-        &plan_json["codecs"],
+        &crate_json(&plan_json["data_type"]),
+        &crate_json(&plan_json["fill_value"]),
+        &crate_json(&plan_json["codecs"]),
         &[len],
     )
     .expect("the planned metadata builds a chain")
@@ -50,7 +53,7 @@ fn int32_within_int16_less_its_ends_narrows_unchanged() {
         &options(None),
     )
     .unwrap();
-    let j = plan.to_json();
+    let j = sj(&plan.to_json());
     assert_eq!(names(&j), ["cast_value", "bytes"]);
     assert_eq!(
         j["codecs"][0]["configuration"],
@@ -72,7 +75,7 @@ fn int32_reaching_int16_max_needs_a_scale_of_about_three_quarters() {
     )
     .unwrap();
     assert_eq!(
-        names(&plan.to_json()),
+        names(&sj(&plan.to_json())),
         ["cast_value", "scale_offset", "cast_value", "bytes"]
     );
     assert!((plan.scale - 0.75).abs() < 0.001, "scale {}", plan.scale);
@@ -84,7 +87,7 @@ fn int32_reaching_int16_max_needs_a_scale_of_about_three_quarters() {
 #[test]
 fn int32_in_uint16_range_narrows_unchanged() {
     let plan = plan_int(DataType::Int32, 0, 65535, DataType::UInt16, &options(None)).unwrap();
-    assert_eq!(names(&plan.to_json()), ["cast_value", "bytes"]);
+    assert_eq!(names(&sj(&plan.to_json())), ["cast_value", "bytes"]);
     assert_eq!(plan.max_abs_error, 0.0);
 }
 
@@ -101,7 +104,7 @@ fn int32_symmetric_range_goes_to_uint16_by_an_offset_of_32767() {
         &options(None),
     )
     .unwrap();
-    let j = plan.to_json();
+    let j = sj(&plan.to_json());
     assert_eq!(names(&j), ["scale_offset", "cast_value", "bytes"]);
     assert_eq!(j["codecs"][0]["configuration"], json!({"offset": -32767}));
     let c = chain(&j, 1);
@@ -176,7 +179,7 @@ fn float_data_are_centred_on_three_quarters_of_the_codes() {
     )
     .unwrap();
     // uint8 keeps 254 and 255 for +Infinity and missing: data codes 0..=253.
-    let c = chain(&plan.to_json(), 4);
+    let c = chain(&sj(&plan.to_json()), 4);
     let stored = c.encode(&data).unwrap();
     let (lo, hi) = (stored[0] as f64, stored[2] as f64);
     assert!(((hi - lo) - 0.75 * 253.0).abs() <= 1.0, "{lo}..{hi}");
@@ -202,7 +205,7 @@ fn infinities_and_nan_pass_through_their_sentinels() {
     ] {
         let plan =
             plan_float(DataType::Float32, Some((-1.0, 1.0)), &options(Some(target))).unwrap();
-        let c = chain(&plan.to_json(), 4);
+        let c = chain(&sj(&plan.to_json()), 4);
         let data = ArrayData::Float32(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.5]);
         let back = c.decode(&c.encode(&data).unwrap()).unwrap();
         let ArrayData::Float32(v) = back else {
@@ -267,9 +270,9 @@ fn bad_requests_are_errors() {
         json!({"max_abs_error": -1}),
         json!({"colour": "red"}),
     ] {
-        assert!(PlanOptions::from_json(&bad).is_err(), "{bad}");
+        assert!(PlanOptions::from_json(&crate_json(&bad)).is_err(), "{bad}");
     }
-    let ok = PlanOptions::from_json(&json!({"target": "int16", "span": "full", "rounding": "towards-zero", "max_abs_error": 0.1})).unwrap();
+    let ok = PlanOptions::from_json(&crate_json(&json!({"target": "int16", "span": "full", "rounding": "towards-zero", "max_abs_error": 0.1}))).unwrap();
     assert_eq!(ok.span, Span::Full);
     assert_eq!(ok.rounding, RoundingMode::TowardsZero);
 }
@@ -328,8 +331,8 @@ proptest! {
             max_abs_error: None,
         };
         let plan = plan_float(array, data_range(&data), &o).unwrap();
-        let j = plan.to_json();
-        let c = Chain::new(&j["data_type"], &j["fill_value"], &j["codecs"], &[data.len()]).unwrap();
+        let j = sj(&plan.to_json());
+        let c = chain(&j, data.len());
         let back = c.decode(&c.encode(&data).unwrap()).unwrap();
         for i in 0..data.len() {
             let x = data.get(i).and_then(|s| s.as_f64()).unwrap();
@@ -348,9 +351,9 @@ proptest! {
     ) {
         let (lo, hi) = (a.min(b), a.max(b));
         let plan = plan_int(DataType::Int32, lo.into(), hi.into(), target, &PlanOptions::default()).unwrap();
-        let j = plan.to_json();
+        let j = sj(&plan.to_json());
         let values: Vec<i32> = [lo, hi, lo / 2 + hi / 2].iter().map(|&v| v as i32).collect();
-        let c = Chain::new(&j["data_type"], &j["fill_value"], &j["codecs"], &[3]).unwrap();
+        let c = chain(&j, 3);
         let back = c.decode(&c.encode(&ArrayData::Int32(values.clone())).unwrap()).unwrap();
         let ArrayData::Int32(back) = back else { panic!("int32") };
         for (x, y) in values.iter().zip(&back) {

@@ -6,7 +6,7 @@ mod common;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use common::{fixture, hex, opt_str, unhex, Failures};
+use common::{fixture, hex, j, opt_str, sj, unhex, Failures};
 use serde_json::Value;
 use zarr_wasm_codecs::codec::parse_shape;
 use zarr_wasm_codecs::dtype::ALL_DATA_TYPES;
@@ -83,7 +83,7 @@ fn json_scalars_match_reference() {
             });
             continue;
         }
-        let got = Scalar::from_json(dtype, &case["json"]);
+        let got = Scalar::from_json(dtype, &j(&case["json"]));
         match (&got, ok) {
             (Ok(s), true) => {
                 let bytes = hex(&s.to_le_bytes());
@@ -97,7 +97,7 @@ fn json_scalars_match_reference() {
                         scalar_key(case)
                     )
                 });
-                let json = s.to_json();
+                let json = sj(&s.to_json());
                 // A NaN with a payload is written as hex to keep it; the reference writes "NaN".
                 let payload_nan = json.as_str().is_some_and(|s| s.starts_with("0x"));
                 if !(payload_nan && case["to_json"] == "NaN") {
@@ -185,7 +185,7 @@ impl Int64Wrap {
                 .get(k)
                 .cloned()
                 .unwrap_or(Value::from(d));
-            Scalar::from_json(DataType::Int64, &v).ok()?.as_i128()
+            Scalar::from_json(DataType::Int64, &j(&v)).ok()?.as_i128()
         };
         Some(Self {
             offset: get("offset", 0)?,
@@ -221,11 +221,11 @@ fn as_i128s(data: &ArrayData) -> Vec<i128> {
 /// A case where this package intentionally differs from the reference (see [`Known`]).
 fn check_known_difference(f: &mut Failures, case: &Value, known: Known) {
     let id = case["id"].as_str().unwrap_or_default();
-    let shape = parse_shape(&case["shape"]).expect("shape");
+    let shape = parse_shape(&j(&case["shape"])).expect("shape");
     let chain = Chain::new(
-        &case["data_type"],
-        &case["fill_value"],
-        &case["codecs"],
+        &j(&case["data_type"]),
+        &j(&case["fill_value"]),
+        &j(&case["codecs"]),
         &shape,
     );
     if known == Known::UnknownKeyRefused {
@@ -277,8 +277,13 @@ fn check_known_difference(f: &mut Failures, case: &Value, known: Known) {
                     }
                 }
             }
-            let first_wins = Chain::new(&case["data_type"], &case["fill_value"], &codecs, &shape)
-                .expect("deduplicated chain");
+            let first_wins = Chain::new(
+                &j(&case["data_type"]),
+                &j(&case["fill_value"]),
+                &j(&codecs),
+                &shape,
+            )
+            .expect("deduplicated chain");
             if let Some(enc) = case.get("encode").filter(|v| !v.is_null()) {
                 let values = ArrayData::from_le_bytes(
                     dtype,
@@ -341,9 +346,9 @@ fn compare(f: &mut Failures, id: &str, what: &str, got: Outcome, want: Option<&s
 
 fn single_element_chain(case: &Value) -> zarr_wasm_codecs::Result<Chain> {
     Chain::new(
-        &case["data_type"],
-        &case["fill_value"],
-        &case["codecs"],
+        &j(&case["data_type"]),
+        &j(&case["fill_value"]),
+        &j(&case["codecs"]),
         &[1],
     )
 }
@@ -361,12 +366,12 @@ fn codec_chains_match_reference() {
             check_known_difference(&mut f, case, REFERENCE_BUGS[i].1);
             continue;
         }
-        let dtype = DataType::from_json(&case["data_type"]);
-        let shape = parse_shape(&case["shape"]).expect("shape");
+        let dtype = DataType::from_json(&j(&case["data_type"]));
+        let shape = parse_shape(&j(&case["shape"])).expect("shape");
         let chain = Chain::new(
-            &case["data_type"],
-            &case["fill_value"],
-            &case["codecs"],
+            &j(&case["data_type"]),
+            &j(&case["fill_value"]),
+            &j(&case["codecs"]),
             &shape,
         );
         let wrap = Int64Wrap::of(case);
@@ -374,7 +379,7 @@ fn codec_chains_match_reference() {
         if let (Some(w), Err(e), true) = (&wrap, &chain, reference_accepted) {
             // The fill value overflows int64 through scale_offset: refused here, wrapped there.
             n_int64_wraps += 1;
-            let fill = Scalar::from_json(DataType::Int64, &case["fill_value"]).expect("fill");
+            let fill = Scalar::from_json(DataType::Int64, &j(&case["fill_value"])).expect("fill");
             let want = w.encode(&[fill.as_i128().expect("int")]);
             let reference = case["encoded_fill_value"]["hex"].as_str();
             f.check(

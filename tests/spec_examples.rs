@@ -2,19 +2,22 @@
 //! data type model), and the error behaviour this package promises.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::{j, sj};
 use serde_json::{json, Value};
 use zarr_wasm_codecs::codec::{CastValue, ScaleOffset};
 use zarr_wasm_codecs::{ArrayData, Chain, DataType, Scalar};
 
 fn chain(data_type: &str, fill: Value, codecs: Value, n: usize) -> zarr_wasm_codecs::Result<Chain> {
-    Chain::new(&json!(data_type), &fill, &codecs, &[n])
+    Chain::new(&j(&json!(data_type)), &j(&fill), &j(&codecs), &[n])
 }
 
 #[test]
 fn scale_offset_without_configuration_is_the_identity_and_writes_no_configuration() {
     let so = ScaleOffset::new(None, DataType::Float32).expect("identity");
     assert!(so.is_identity());
-    assert_eq!(so.to_json(), json!({"name": "scale_offset"}));
+    assert_eq!(sj(&so.to_json()), json!({"name": "scale_offset"}));
     let data = ArrayData::Float32(vec![1.5, -0.0, f32::MAX]);
     assert_eq!(so.encode(&data).expect("encode"), data);
 }
@@ -22,9 +25,9 @@ fn scale_offset_without_configuration_is_the_identity_and_writes_no_configuratio
 #[test]
 fn the_specs_scale_offset_example_round_trips_its_metadata() {
     let config = json!({"offset": 5, "scale": 0.1});
-    let so = ScaleOffset::new(Some(&config), DataType::Float64).expect("example");
+    let so = ScaleOffset::new(Some(&j(&config)), DataType::Float64).expect("example");
     assert_eq!(
-        so.to_json(),
+        sj(&so.to_json()),
         json!({"name": "scale_offset", "configuration": config})
     );
 }
@@ -40,11 +43,11 @@ fn the_specs_cast_value_example_round_trips_and_omits_the_default_rounding() {
             "decode": [[0, "NaN"]]
         }
     });
-    let cv = CastValue::new(Some(&config), DataType::Float64).expect("example");
+    let cv = CastValue::new(Some(&j(&config)), DataType::Float64).expect("example");
     let mut written = config.clone();
     written.as_object_mut().expect("object").remove("rounding");
     assert_eq!(
-        cv.to_json(),
+        sj(&cv.to_json()),
         json!({"name": "cast_value", "configuration": written})
     );
     let out = cv
@@ -77,7 +80,7 @@ fn the_specs_combined_example_passes_the_fill_value_down_the_chain() {
 #[test]
 fn wrap_is_only_for_integer_targets() {
     let err = CastValue::new(
-        Some(&json!({"data_type": "float32", "out_of_range": "wrap"})),
+        Some(&j(&json!({"data_type": "float32", "out_of_range": "wrap"}))),
         DataType::Float64,
     )
     .expect_err("wrap to float");
@@ -97,7 +100,7 @@ fn scale_zero_is_refused_even_written_as_a_string() {
         (json!("0x0000"), DataType::Float16),
     ];
     for (scale, dtype) in cases {
-        let err = ScaleOffset::new(Some(&json!({"scale": scale})), dtype).expect_err("scale 0");
+        let err = ScaleOffset::new(Some(&j(&json!({"scale": scale}))), dtype).expect_err("scale 0");
         assert!(err.to_string().contains("scale must be non-zero"), "{err}");
     }
 }
@@ -118,8 +121,11 @@ fn complex_bool_and_unknown_types_name_the_codec_and_the_type() {
             assert!(err.to_string().starts_with("scale_offset codec"), "{err}");
         }
     }
-    let err = CastValue::new(Some(&json!({"data_type": "complex128"})), DataType::Float64)
-        .expect_err("complex target");
+    let err = CastValue::new(
+        Some(&j(&json!({"data_type": "complex128"}))),
+        DataType::Float64,
+    )
+    .expect_err("complex target");
     assert!(
         err.to_string()
             .starts_with("cast_value codec does not support data type complex128"),
@@ -138,18 +144,18 @@ fn unknown_keys_and_values_are_refused() {
         json!({"rounding": "towards-zero"}),
     ];
     for config in bad {
-        let err = CastValue::new(Some(&config), DataType::Float64).expect_err("refused");
+        let err = CastValue::new(Some(&j(&config)), DataType::Float64).expect_err("refused");
         assert_eq!(err.code(), "INVALID_CONFIG", "{config}: {err}");
     }
-    let err =
-        ScaleOffset::new(Some(&json!({"offset": 1, "shift": 2})), DataType::Int8).expect_err("key");
+    let err = ScaleOffset::new(Some(&j(&json!({"offset": 1, "shift": 2}))), DataType::Int8)
+        .expect_err("key");
     assert!(err.to_string().contains("\"shift\""), "{err}");
 }
 
 #[test]
 fn the_first_scalar_map_entry_for_a_key_wins() {
     let config = json!({"data_type": "uint8", "scalar_map": {"encode": [["NaN", 1], ["NaN", 2]]}});
-    let cv = CastValue::new(Some(&config), DataType::Float32).expect("map");
+    let cv = CastValue::new(Some(&j(&config)), DataType::Float32).expect("map");
     assert_eq!(
         cv.encode_scalar(Scalar::Float32(f32::NAN)).expect("NaN"),
         Scalar::UInt8(1)

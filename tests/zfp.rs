@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fixture, hex, unhex, Failures};
+use common::{fixture, hex, j, unhex, Failures};
 use serde_json::{json, Value};
 use zarr_wasm_codecs::codec::parse_shape;
 use zarr_wasm_codecs::codec::zfp::{zfp_dims, Zfp};
@@ -36,9 +36,9 @@ fn cases() -> Vec<Value> {
 }
 
 fn codec(case: &Value) -> (Zfp, DataType, Vec<usize>) {
-    let dtype = DataType::from_json(&case["data_type"]).expect("type");
-    let shape = parse_shape(&case["shape"]).expect("shape");
-    let zfp = Zfp::new(Some(&case["configuration"]), dtype, &shape).expect("codec");
+    let dtype = DataType::from_json(&j(&case["data_type"])).expect("type");
+    let shape = parse_shape(&j(&case["shape"])).expect("shape");
+    let zfp = Zfp::new(Some(&j(&case["configuration"])), dtype, &shape).expect("codec");
     (zfp, dtype, shape)
 }
 
@@ -89,8 +89,8 @@ fn streams_and_values_match_zfpy() {
 #[test]
 fn the_field_shape_follows_the_spec() {
     for case in cases() {
-        let shape = parse_shape(&case["shape"]).expect("shape");
-        let mut want = parse_shape(&case["zfp_shape"]).expect("zfp shape");
+        let shape = parse_shape(&j(&case["shape"])).expect("shape");
+        let mut want = parse_shape(&j(&case["zfp_shape"])).expect("zfp shape");
         want.reverse();
         assert_eq!(zfp_dims(&shape).expect("dims"), want, "{}", case["id"]);
     }
@@ -124,9 +124,9 @@ fn expert_mode_reproduces_fixed_mode_streams() {
             }
             _ => continue,
         };
-        let dtype = DataType::from_json(&case["data_type"]).expect("type");
-        let shape = parse_shape(&case["shape"]).expect("shape");
-        let zfp = Zfp::new(Some(&expert), dtype, &shape).expect("expert codec");
+        let dtype = DataType::from_json(&j(&case["data_type"])).expect("type");
+        let shape = parse_shape(&j(&case["shape"])).expect("shape");
+        let zfp = Zfp::new(Some(&j(&expert)), dtype, &shape).expect("expert codec");
         let values =
             ArrayData::from_le_bytes(dtype, &unhex(case["values"].as_str().expect("values")))
                 .expect("values");
@@ -174,7 +174,7 @@ fn promoted_types_round_trip_exactly_in_reversible_mode() {
             ),
         ),
     ] {
-        let zfp = Zfp::new(Some(&config), dtype, &shape).expect("codec");
+        let zfp = Zfp::new(Some(&j(&config)), dtype, &shape).expect("codec");
         let back = zfp
             .decode(&zfp.encode(&values).expect("encode"))
             .expect("decode");
@@ -211,7 +211,7 @@ fn configurations_are_checked() {
         (json!({"tolerance": 0.1}), DataType::Float32, "mode"),
     ];
     for (config, dtype, words) in bad {
-        let err = Zfp::new(Some(&config), dtype, &shape).expect_err(&config.to_string());
+        let err = Zfp::new(Some(&j(&config)), dtype, &shape).expect_err(&config.to_string());
         assert!(err.to_string().contains(words), "{config}: {err}");
     }
 }
@@ -246,12 +246,12 @@ fn corrupt_truncated_and_empty_streams_error_or_decode_but_never_panic() {
 #[test]
 fn zfp_runs_in_a_chain_after_array_to_array_codecs() {
     let chain = Chain::new(
-        &json!("float64"),
-        &json!(0),
-        &json!([
+        &j(&json!("float64")),
+        &j(&json!(0)),
+        &j(&json!([
             {"name": "scale_offset", "configuration": {"offset": 1, "scale": 2}},
             {"name": "zfp", "configuration": {"mode": "reversible"}}
-        ]),
+        ])),
         &[4, 4],
     )
     .expect("chain");

@@ -1,6 +1,6 @@
 //! `bytes`: the array -> bytes codec that lays elements out in C order, little or big endian.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::array::ArrayData;
 use crate::dtype::DataType;

@@ -3,7 +3,6 @@
 //! configuration, types the scalar_map, and dispatches each (source, target) pair to it.
 
 use half::f16;
-use serde_json::{Map, Value};
 use zarr_cast_value::{
     convert_float_to_float, convert_float_to_int, convert_int_to_float, convert_int_to_int,
     CastError, CastFloat, CastInt, CastInto, FloatToFloatConfig, FloatToIntConfig,
@@ -12,9 +11,13 @@ use zarr_cast_value::{
 
 pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 
+use super::bytes::Endian;
+use super::fused::widen;
 use crate::array::{ArrayData, Element};
+use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
-use crate::error::{Error, Result};
+use crate::error::{int_text, quoted, Error, Result};
+use crate::json::{Map, Value};
 
 const CODEC: &str = "cast_value";
 
@@ -70,8 +73,9 @@ impl CastValue {
                 Error::config(
                     CODEC,
                     format!(
-                        "rounding {s:?} is not one of nearest-even, towards-zero, \
-                         towards-positive, towards-negative, nearest-away"
+                        "rounding {} is not one of nearest-even, towards-zero, \
+                         towards-positive, towards-negative, nearest-away",
+                        quoted(s)
                     ),
                 )
             })?,
@@ -87,7 +91,10 @@ impl CastValue {
             Some(Value::String(s)) => Some(s.parse().map_err(|_| {
                 Error::config(
                     CODEC,
-                    format!("out_of_range {s:?} is not one of clamp, wrap (or absent, to error)"),
+                    format!(
+                        "out_of_range {} is not one of clamp, wrap (or absent, to error)",
+                        quoted(s)
+                    ),
                 )
             })?),
             Some(other) => {
@@ -217,10 +224,37 @@ impl CastValue {
     }
 
     fn cast_error(&self, e: CastError, from: DataType, to: DataType) -> Error {
-        Error::Cast {
-            codec: CODEC,
-            message: format!("casting {from} to {to}: {e}"),
+        cast_error(&e, from, to)
+    }
+}
+
+/// The engine's error as an [`Error`], in the engine's words.
+pub(crate) fn cast_error(e: &CastError, from: DataType, to: DataType) -> Error {
+    let message = match *e {
+        CastError::NanOrInf { value } => format!(
+            "Cannot cast {} to integer type without scalar_map",
+            display_f64(value)
+        ),
+        CastError::OutOfRange { value, lo, hi } => format!(
+            "Value {} out of range [{}, {}]. Set out_of_range='clamp' or \
+             out_of_range='wrap' to handle this.",
+            display_f64(value),
+            int_text(lo),
+            int_text(hi)
+        ),
+        CastError::FloatOutOfRange { value, lo, hi } => format!(
+            "Value {} out of range [{}, {}]. Set out_of_range='clamp' to map it to ±Infinity.",
+            display_f64(value),
+            display_f64(lo),
+            display_f64(hi)
+        ),
+        CastError::LengthMismatch { src_len, dst_len } => {
+            format!("Source has {src_len} elements but destination has {dst_len}")
         }
+    };
+    Error::Cast {
+        codec: CODEC,
+        message: format!("casting {from} to {to}: {message}"),
     }
 }
 
@@ -300,15 +334,13 @@ impl Settings<'_> {
     /// The map typed for one (source, target) pair. Entries were parsed in these types, so
     /// every one converts.
     pub(crate) fn entries<S: Element, D: Element>(&self) -> Vec<MapEntry<S, D>> {
-        self.map
-            .iter()
-            .filter_map(|&(s, t)| {
-                Some(MapEntry {
-                    src: S::from_scalar(s)?,
-                    tgt: D::from_scalar(t)?,
-                })
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.map.len());
+        for &(s, t) in self.map {
+            if let (Some(src), Some(tgt)) = (S::from_scalar(s), D::from_scalar(t)) {
+                out.push(MapEntry { src, tgt });
+            }
+        }
+        out
     }
 }
 
@@ -426,7 +458,7 @@ pub(crate) fn cast_array(
 }
 
 /// The scalar_map with its source keys widened as the values are (to int64 or float64).
-fn widen_keys(map: &[(Scalar, Scalar)]) -> Vec<(Scalar, Scalar)> {
+pub(crate) fn widen_keys(map: &[(Scalar, Scalar)]) -> Vec<(Scalar, Scalar)> {
     map.iter()
         .map(|&(k, v)| {
             let k = match (k.as_i128(), k.as_f64()) {
@@ -440,26 +472,38 @@ fn widen_keys(map: &[(Scalar, Scalar)]) -> Vec<(Scalar, Scalar)> {
 }
 
 fn widen_floats(data: &ArrayData) -> Vec<f64> {
+    let mut out = Vec::with_capacity(data.len());
     match data {
-        ArrayData::Float32(v) => v.iter().map(|&x| crate::float::f32_to_f64(x)).collect(),
-        ArrayData::Float16(v) => v.iter().map(|&x| crate::float::f16_to_f64(x)).collect(),
-        _ => Vec::new(),
+        ArrayData::Float32(v) => {
+            for &x in v {
+                out.push(crate::float::f32_to_f64(x));
+            }
+        }
+        ArrayData::Float16(v) => {
+            for &x in v {
+                out.push(crate::float::f16_to_f64(x));
+            }
+        }
+        _ => {}
     }
+    out
 }
 
+/// Integers of the narrower types as int64 (through the fused decode's readers).
 fn widen_ints(data: &ArrayData) -> Vec<i64> {
-    fn all<T: Copy + Into<i64>>(v: &[T]) -> Vec<i64> {
-        v.iter().map(|&x| x.into()).collect()
-    }
-    match data {
-        ArrayData::Int8(v) => all(v),
-        ArrayData::Int16(v) => all(v),
-        ArrayData::Int32(v) => all(v),
-        ArrayData::UInt8(v) => all(v),
-        ArrayData::UInt16(v) => all(v),
-        ArrayData::UInt32(v) => all(v),
-        _ => Vec::new(),
-    }
+    let bytes = data.to_le_bytes();
+    let mut out = vec![0i64; data.len()];
+    let widen: fn(&[u8], Endian, &mut [i64]) = match data {
+        ArrayData::Int8(_) => widen::<i8, i64>,
+        ArrayData::Int16(_) => widen::<i16, i64>,
+        ArrayData::Int32(_) => widen::<i32, i64>,
+        ArrayData::UInt8(_) => widen::<u8, i64>,
+        ArrayData::UInt16(_) => widen::<u16, i64>,
+        ArrayData::UInt32(_) => widen::<u32, i64>,
+        _ => return Vec::new(),
+    };
+    widen(&bytes, Endian::Little, &mut out);
+    out
 }
 
 /// float64 -> float16. The engine's steps (scalar_map, nearest value, directed adjustment,
@@ -468,8 +512,8 @@ fn widen_ints(data: &ArrayData) -> Vec<i64> {
 /// whose f64 conversion differs between x86 and wasm, so this pair cannot be left to it.
 fn f64_to_f16(src: &[f64], s: Settings<'_>) -> Result<ArrayData, CastError> {
     let entries = s.entries::<f64, f16>();
-    let mut out = vec![f16::ZERO; src.len()];
-    for (&x, slot) in src.iter().zip(out.iter_mut()) {
+    let mut out = Vec::with_capacity(src.len());
+    for &x in src {
         let mapped = entries
             .iter()
             .find(|e| {
@@ -480,10 +524,10 @@ fn f64_to_f16(src: &[f64], s: Settings<'_>) -> Result<ArrayData, CastError> {
                 }
             })
             .map(|e| e.tgt);
-        *slot = match mapped {
+        out.push(match mapped {
             Some(t) => t,
             None => f64_to_f16_element(x, s.rounding, s.out_of_range)?,
-        };
+        });
     }
     Ok(ArrayData::Float16(out))
 }
@@ -558,11 +602,16 @@ fn f64_to_f16_element(
 /// The engine's element conversion over a slice, one loop per (source, target) pair. (The
 /// engine's own slice functions repeat the loop per rounding mode and per SIMD path; one loop
 /// keeps the wasm module small, and each element goes through the same function.)
+#[inline(never)]
 fn convert_each<S: Copy, D>(
     src: &[S],
     f: impl Fn(S) -> Result<D, CastError>,
 ) -> Result<Vec<D>, CastError> {
-    src.iter().map(|&x| f(x)).collect()
+    let mut out = Vec::with_capacity(src.len());
+    for &x in src {
+        out.push(f(x)?);
+    }
+    Ok(out)
 }
 
 /// Expands to a `match` on the target data type, calling `$int!(T)` for integer targets and
@@ -638,4 +687,42 @@ fn from_float<S: FloatSource>(
         }};
     }
     Ok(by_target!(target, to_int, to_float))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cast_errors_keep_the_engines_words() {
+        let errors = [
+            CastError::NanOrInf { value: f64::NAN },
+            CastError::NanOrInf {
+                value: f64::NEG_INFINITY,
+            },
+            CastError::OutOfRange {
+                value: 300.5,
+                lo: -128,
+                hi: 127,
+            },
+            CastError::OutOfRange {
+                value: 1e300,
+                lo: 0,
+                hi: u64::MAX.into(),
+            },
+            CastError::FloatOutOfRange {
+                value: -1e-7,
+                lo: f64::from(f16::MIN),
+                hi: f64::from(f16::MAX),
+            },
+            CastError::LengthMismatch {
+                src_len: 3,
+                dst_len: 4,
+            },
+        ];
+        for e in errors {
+            let ours = cast_error(&e, DataType::Float64, DataType::Int8).to_string();
+            assert_eq!(ours, format!("cast_value: casting float64 to int8: {e}"));
+        }
+    }
 }

@@ -2,13 +2,13 @@
 //! -> scale_offset decode, into a float32 or float64 array, with no intermediate arrays.
 //!
 //! Each element goes through exactly the operations of the codec-by-codec path (the engine's
-//! element conversion, then `x / scale + offset` in the array's type), so the results are the
-//! same bits. An 8-bit stored type has only 256 values: those are decoded once into a table.
+//! element conversion, here through its slice function, then `x / scale + offset` in the
+//! array's type), so the results are the same bits. An 8-bit stored type has only 256 values: those are decoded once into a table.
 
-use zarr_cast_value::{convert_int_to_float, CastError, IntToFloatConfig};
+use zarr_cast_value::{convert_slice_int_to_float, CastError, IntToFloatConfig};
 
 use super::bytes::{check_byte_length, Bytes, Endian};
-use super::cast_value::{IntSource, Settings};
+use super::cast_value::{cast_error, widen_keys, IntSource, Settings};
 use super::scale_offset::decode_float;
 use super::ArrayCodec;
 use crate::array::{ArrayData, Element};
@@ -59,75 +59,106 @@ impl FusedDecode {
 
     pub fn decode(&self, bytes: &[u8], len: usize) -> Result<ArrayData> {
         check_byte_length(bytes.len(), len, self.stored)?;
-        macro_rules! run {
-            ($I:ty) => {
-                match self.output {
-                    DataType::Float32 => self.run::<$I, f32>(bytes).map(f32::into_array),
-                    _ => self.run::<$I, f64>(bytes).map(f64::into_array),
-                }
-            };
+        if self.stored.is_float() {
+            return Err(Error::InvalidMetadata {
+                message: format!("no fused decode from {}", self.stored),
+            });
         }
-        let out = match self.stored {
-            DataType::Int8 => run!(i8),
-            DataType::Int16 => run!(i16),
-            DataType::Int32 => run!(i32),
-            DataType::Int64 => run!(i64),
-            DataType::UInt8 => run!(u8),
-            DataType::UInt16 => run!(u16),
-            DataType::UInt32 => run!(u32),
-            DataType::UInt64 => run!(u64),
-            DataType::Float16 | DataType::Float32 | DataType::Float64 => return Err(self.bug()),
+        let out = match self.output {
+            DataType::Float32 => self.decode_to::<f32>(bytes).map(f32::into_array),
+            _ => self.decode_to::<f64>(bytes).map(f64::into_array),
         };
-        out.map_err(|e| Error::Cast {
-            codec: "cast_value",
-            message: format!("casting {} to {}: {e}", self.stored, self.output),
-        })
+        out.map_err(|e| cast_error(&e, self.stored, self.output))
     }
 
-    fn bug(&self) -> Error {
-        Error::InvalidMetadata {
-            message: format!("no fused decode from {}", self.stored),
+    /// Stored integers are widened to int64 (uint64 stays) before the engine, as
+    /// [`super::cast_value::cast_array`] does: its int -> float rules depend only on the value.
+    fn decode_to<F>(&self, bytes: &[u8]) -> Result<Vec<F>, CastError>
+    where
+        F: Float + zarr_cast_value::CastFloat,
+        i64: zarr_cast_value::CastInto<F>,
+        u64: zarr_cast_value::CastInto<F>,
+    {
+        match self.stored {
+            DataType::Int8 => self.run::<i64, F>(bytes, widen::<i8, i64>),
+            DataType::Int16 => self.run::<i64, F>(bytes, widen::<i16, i64>),
+            DataType::Int32 => self.run::<i64, F>(bytes, widen::<i32, i64>),
+            DataType::Int64 => self.run::<i64, F>(bytes, widen::<i64, i64>),
+            DataType::UInt8 => self.run::<i64, F>(bytes, widen::<u8, i64>),
+            DataType::UInt16 => self.run::<i64, F>(bytes, widen::<u16, i64>),
+            DataType::UInt32 => self.run::<i64, F>(bytes, widen::<u32, i64>),
+            DataType::UInt64 => self.run::<u64, F>(bytes, widen::<u64, u64>),
+            // plan() only builds integer stored types.
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => Ok(Vec::new()),
         }
     }
 
-    fn run<I, F>(&self, bytes: &[u8]) -> Result<Vec<F>, CastError>
+    fn run<W, F>(&self, bytes: &[u8], widen: Widen<W>) -> Result<Vec<F>, CastError>
     where
-        I: IntSource + zarr_cast_value::CastInto<F> + ReadInt,
+        W: IntSource + zarr_cast_value::CastInto<F> + Default,
         F: Float + zarr_cast_value::CastFloat,
     {
+        let map = if W::DTYPE == DataType::Int64 {
+            widen_keys(&self.map)
+        } else {
+            self.map.clone()
+        };
         let settings = Settings {
-            map: &self.map,
+            map: &map,
             rounding: self.rounding,
             out_of_range: self.out_of_range,
         };
-        let config = IntToFloatConfig::<I, F> {
-            map_entries: settings.entries::<I, F>(),
+        let config = IntToFloatConfig::<W, F> {
+            map_entries: settings.entries::<W, F>(),
             rounding: self.rounding,
             out_of_range: self.out_of_range,
         };
         let so = self
             .scale_offset
             .and_then(|(o, s)| Some((F::from_scalar(o)?, F::from_scalar(s)?)));
-        let element = |x: I| -> Result<F, CastError> {
-            let y = convert_int_to_float(x, &config)?;
-            Ok(match so {
-                Some((offset, scale)) => decode_float(y, offset, scale),
-                None => y,
-            })
-        };
-        let size = std::mem::size_of::<I>();
-        if size == 1 {
-            // Every stored value, decoded once by the same element function.
-            let mut table = [element(I::read(&[0], self.endian))?; 256];
-            for (b, slot) in (0..=255u8).zip(table.iter_mut()) {
-                *slot = element(I::read(&[b], self.endian))?;
+        // A block of stored values through the engine's slice conversion (its loop inlines the
+        // element steps for the configured rounding mode), then through scale_offset's decode.
+        let mut wide = [W::default(); BLOCK];
+        let mut block = [F::default_nan(); BLOCK];
+        let mut decode_block = |stored: &[u8], out: &mut Vec<F>| -> Result<(), CastError> {
+            let n = stored.len() / self.stored.size();
+            let (wide, block) = (&mut wide[..n], &mut block[..n]);
+            widen(stored, self.endian, wide);
+            convert_slice_int_to_float(wide, block, &config)?;
+            if let Some((offset, scale)) = so {
+                for y in block.iter_mut() {
+                    *y = decode_float(*y, offset, scale);
+                }
             }
+            out.extend_from_slice(block);
+            Ok(())
+        };
+        let size = self.stored.size();
+        if size == 1 {
+            // Every stored value, decoded once by the same steps.
+            let all: [u8; 256] = std::array::from_fn(|b| b as u8);
+            let mut table = Vec::with_capacity(256);
+            decode_block(&all, &mut table)?;
+            let table: [F; 256] = table.try_into().unwrap_or([F::default_nan(); 256]);
             return Ok(bytes.iter().map(|&b| table[usize::from(b)]).collect());
         }
-        bytes
-            .chunks_exact(size)
-            .map(|c| element(I::read(c, self.endian)))
-            .collect()
+        let mut out = Vec::with_capacity(bytes.len() / size);
+        for chunk in bytes.chunks(size * BLOCK) {
+            decode_block(chunk, &mut out)?;
+        }
+        Ok(out)
+    }
+}
+
+/// Elements widened and decoded per step of the fused loop (and the 8-bit table's size).
+const BLOCK: usize = 256;
+
+/// Reads stored integers into a block of their widened values.
+type Widen<W> = fn(&[u8], Endian, &mut [W]);
+
+pub(crate) fn widen<I: ReadInt + Into<W>, W>(bytes: &[u8], endian: Endian, out: &mut [W]) {
+    for (c, slot) in bytes.chunks_exact(std::mem::size_of::<I>()).zip(out) {
+        *slot = I::read(c, endian).into();
     }
 }
 

@@ -10,11 +10,10 @@ pub mod scale_offset;
 #[cfg(feature = "zfp")]
 pub mod zfp;
 
-use serde_json::Value;
-
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
-use crate::error::{Error, Result};
+use crate::error::{join, quoted, shape_text, Error, Result};
+use crate::json::{Map, Value};
 
 pub use bytes::{Bytes, Endian};
 pub use cast_value::CastValue;
@@ -27,7 +26,7 @@ pub(crate) fn config_object<'a>(
     codec: &'static str,
     configuration: Option<&'a Value>,
     allowed: &[&str],
-) -> Result<Option<&'a serde_json::Map<String, Value>>> {
+) -> Result<Option<&'a Map>> {
     let map = match configuration {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(map)) => map,
@@ -41,7 +40,11 @@ pub(crate) fn config_object<'a>(
     if let Some(key) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(Error::config(
             codec,
-            format!("unknown key {key:?}; {codec} takes {}", allowed.join(", ")),
+            format!(
+                "unknown key {}; {codec} takes {}",
+                quoted(key),
+                join(allowed, ", ")
+            ),
         ));
     }
     Ok(Some(map))
@@ -63,7 +66,7 @@ pub fn codec_name_and_config(codec: &Value) -> Result<(&str, Option<&Value>)> {
                 .find(|k| !matches!(k.as_str(), "name" | "configuration" | "must_understand"))
             {
                 return Err(Error::InvalidMetadata {
-                    message: format!("codec {name} has unknown key {key:?}"),
+                    message: format!("codec {name} has unknown key {}", quoted(key)),
                 });
             }
             Ok((name, map.get("configuration")))
@@ -225,7 +228,8 @@ impl Chain {
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| Error::InvalidMetadata {
                 message: format!(
-                    "chunk shape {chunk_shape:?} has more elements than fit in memory"
+                    "chunk shape {} has more elements than fit in memory",
+                    shape_text(chunk_shape)
                 ),
             })?;
         let Value::Array(list) = codecs else {
@@ -304,13 +308,13 @@ impl Chain {
     pub fn from_metadata(meta: &Value) -> Result<Self> {
         let field = |name: &str| {
             meta.get(name).ok_or_else(|| Error::InvalidMetadata {
-                message: format!("array metadata has no {name:?}"),
+                message: format!("array metadata has no {}", quoted(name)),
             })
         };
         let shape = match meta.get("chunk_shape") {
             Some(shape) => shape,
             None => meta
-                .pointer("/chunk_grid/configuration/chunk_shape")
+                .at(&["chunk_grid", "configuration", "chunk_shape"])
                 .ok_or_else(|| Error::InvalidMetadata {
                     message: "array metadata has neither chunk_shape nor a regular chunk_grid"
                         .into(),

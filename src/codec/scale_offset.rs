@@ -3,12 +3,12 @@
 //! that leave the type or that division cannot give exactly.
 
 use half::f16;
-use serde_json::{Map, Value};
 
 use crate::array::{ArrayData, Element};
 use crate::dtype::{DataType, Scalar};
-use crate::error::{Error, Result};
+use crate::error::{int_text, Error, Result};
 use crate::float::{self, Float};
+use crate::json::{Map, Value};
 
 const CODEC: &str = "scale_offset";
 
@@ -104,7 +104,7 @@ impl ScaleOffset {
     /// True when encode and decode are the identity (offset 0, scale 1).
     pub fn is_identity(&self) -> bool {
         let zero = self.dtype.default_scalar();
-        let one = Scalar::from_json(self.dtype, &Value::from(1)).ok();
+        let one = Scalar::from_json(self.dtype, &Value::from(1i64)).ok();
         self.offset == zero && Some(self.scale) == one
     }
 
@@ -184,22 +184,27 @@ fn float_kernel<T: Float>(values: &[T], offset: Scalar, scale: Scalar, dir: Dire
     let (Some(offset), Some(scale)) = (T::from_scalar(offset), T::from_scalar(scale)) else {
         return Vec::new();
     };
+    let mut out = Vec::with_capacity(values.len());
     match dir {
-        Direction::Encode => values
-            .iter()
-            .map(|&x| encode_float(x, offset, scale))
-            .collect(),
-        Direction::Decode => values
-            .iter()
-            .map(|&x| decode_float(x, offset, scale))
-            .collect(),
+        Direction::Encode => {
+            for &x in values {
+                out.push(encode_float(x, offset, scale));
+            }
+        }
+        Direction::Decode => {
+            for &x in values {
+                out.push(decode_float(x, offset, scale));
+            }
+        }
     }
+    out
 }
 
 /// Integer element types, computed exactly in i128.
 trait Int: Element {
     fn to_i128(self) -> i128;
-    fn from_i128(v: i128) -> Option<Self>;
+    /// `v`, which is in the type's range.
+    fn narrow(v: i128) -> Self;
 }
 
 macro_rules! impl_int {
@@ -210,14 +215,19 @@ macro_rules! impl_int {
                 self as i128
             }
             #[inline(always)]
-            fn from_i128(v: i128) -> Option<Self> {
-                <$T>::try_from(v).ok()
+            fn narrow(v: i128) -> Self {
+                v as $T
             }
         }
     )*};
 }
 impl_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
+/// Values per step of the integer kernel.
+const BLOCK: usize = 256;
+
+/// The integer kernel: each type's values are widened to i128 a block at a time, and one
+/// function does the arithmetic and the range checks for all types.
 fn int_kernel<T: Int>(
     values: &[T],
     offset: Scalar,
@@ -226,48 +236,92 @@ fn int_kernel<T: Int>(
 ) -> Result<Vec<T>> {
     let offset = offset.as_i128().unwrap_or(0);
     let scale = scale.as_i128().unwrap_or(1);
-    let out_of_range = |value: String| {
-        let (lo, hi) = T::DTYPE.int_range().unwrap_or((0, 0));
-        Error::Overflow {
-            codec: CODEC,
-            message: format!(
-                "{value} is outside the {} range [{lo}, {hi}] (offset {offset}, scale {scale}); \
-                 choose an offset and scale that keep every value in range",
-                T::DTYPE
-            ),
-        }
-    };
-    match dir {
-        Direction::Encode => values
-            .iter()
-            .map(|&x| {
-                let shifted = x.to_i128() - offset;
-                shifted
-                    .checked_mul(scale)
-                    .and_then(T::from_i128)
-                    .ok_or_else(|| out_of_range(format!("({} - {offset}) * {scale}", x.to_i128())))
-            })
-            .collect(),
-        Direction::Decode => {
-            // As the reference does: exactness over the whole chunk first, then range.
-            if let Some(x) = values.iter().find(|x| x.to_i128() % scale != 0) {
-                return Err(Error::InexactDivision {
-                    message: format!(
-                        "stored value {} is not a multiple of scale {scale}, so decoding it \
-                         would need a fraction that {} cannot hold",
-                        x.to_i128(),
-                        T::DTYPE
-                    ),
-                });
+    if dir == Direction::Decode {
+        // As the reference does: exactness over the whole chunk first, then range.
+        for &x in values {
+            if x.to_i128() % scale != 0 {
+                return Err(inexact(T::DTYPE, x.to_i128(), scale));
             }
-            values
-                .iter()
-                .map(|&x| {
-                    T::from_i128(x.to_i128() / scale + offset).ok_or_else(|| {
-                        out_of_range(format!("{} / {scale} + {offset}", x.to_i128()))
-                    })
-                })
-                .collect()
         }
+    }
+    let mut out = Vec::with_capacity(values.len());
+    let mut wide = [0i128; BLOCK];
+    for chunk in values.chunks(BLOCK) {
+        let wide = &mut wide[..chunk.len()];
+        for (slot, &x) in wide.iter_mut().zip(chunk) {
+            *slot = x.to_i128();
+        }
+        int_block(wide, offset, scale, dir, T::DTYPE)?;
+        for &y in wide.iter() {
+            out.push(T::narrow(y));
+        }
+    }
+    Ok(out)
+}
+
+/// `(x - offset) * scale` or `x / scale + offset` (exact, checked before) for each value, in
+/// place; every result must be in `dtype`'s range.
+fn int_block(
+    values: &mut [i128],
+    offset: i128,
+    scale: i128,
+    dir: Direction,
+    dtype: DataType,
+) -> Result<()> {
+    let (lo, hi) = dtype.int_range().unwrap_or((0, 0));
+    for v in values.iter_mut() {
+        let x = *v;
+        let y = match dir {
+            Direction::Encode => (x - offset).checked_mul(scale),
+            Direction::Decode => Some(x / scale + offset),
+        };
+        *v = y.filter(|y| (lo..=hi).contains(y)).ok_or_else(|| {
+            let value = match dir {
+                Direction::Encode => format!(
+                    "({} - {}) * {}",
+                    int_text(x),
+                    int_text(offset),
+                    int_text(scale)
+                ),
+                Direction::Decode => format!(
+                    "{} / {} + {}",
+                    int_text(x),
+                    int_text(scale),
+                    int_text(offset)
+                ),
+            };
+            out_of_range(dtype, value, offset, scale)
+        })?;
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(dtype: DataType, value: String, offset: i128, scale: i128) -> Error {
+    let (lo, hi) = dtype.int_range().unwrap_or((0, 0));
+    Error::Overflow {
+        codec: CODEC,
+        message: format!(
+            "{value} is outside the {dtype} range [{}, {}] (offset {}, scale {}); choose an \
+             offset and scale that keep every value in range",
+            int_text(lo),
+            int_text(hi),
+            int_text(offset),
+            int_text(scale)
+        ),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn inexact(dtype: DataType, x: i128, scale: i128) -> Error {
+    Error::InexactDivision {
+        message: format!(
+            "stored value {} is not a multiple of scale {}, so decoding it would need a \
+             fraction that {dtype} cannot hold",
+            int_text(x),
+            int_text(scale)
+        ),
     }
 }

@@ -7,8 +7,8 @@
 //! they are; int8, uint8, int16, uint16 promoted to int32 with zfp's own formulas; uint32 and
 //! uint64 clamped into the signed type (as zarrs does); float16 through float32.
 
+use crate::json::{Map, Value};
 use half::f16;
-use serde_json::{Map, Value};
 use zfp_rs::{
     ZfpBitStream, ZfpConfig, ZfpDecompressionError, ZfpDimensionality, ZfpField, ZfpFieldMut,
     ZfpScalar, ZfpScalarType, ZfpStreamAlignment,
@@ -16,7 +16,7 @@ use zfp_rs::{
 
 use crate::array::{ArrayData, Element};
 use crate::dtype::DataType;
-use crate::error::{Error, Result};
+use crate::error::{join, quoted, shape_text, Error, Result};
 use crate::float::{f16_to_f32, f32_to_f16};
 
 const CODEC: &str = "zfp";
@@ -76,7 +76,8 @@ pub fn zfp_dims(chunk_shape: &[usize]) -> Result<Vec<usize>> {
         return Err(Error::config(
             CODEC,
             format!(
-                "chunk shape {chunk_shape:?} has {} dimensions longer than 1; zfp takes at most 4",
+                "chunk shape {} has {} dimensions longer than 1; zfp takes at most 4",
+                shape_text(chunk_shape),
                 dims.len()
             ),
         ));
@@ -88,7 +89,7 @@ pub fn zfp_dims(chunk_shape: &[usize]) -> Result<Vec<usize>> {
     Ok(dims)
 }
 
-fn uint(config: &Map<String, Value>, key: &str) -> Result<u32> {
+fn uint(config: &Map, key: &str) -> Result<u32> {
     config
         .get(key)
         .and_then(Value::as_u64)
@@ -104,10 +105,13 @@ fn uint(config: &Map<String, Value>, key: &str) -> Result<u32> {
         })
 }
 
-fn number(config: &Map<String, Value>, key: &str) -> Result<f64> {
+fn number(config: &Map, key: &str) -> Result<f64> {
     config
         .get(key)
-        .and_then(Value::as_f64)
+        .and_then(|v| match v {
+            Value::Number(n) => crate::decimal::parse_f64(&n.to_string()),
+            _ => None,
+        })
         .filter(|v| v.is_finite())
         .ok_or_else(|| {
             Error::config(
@@ -189,8 +193,9 @@ impl ZfpMode {
                 return Err(Error::config(
                     CODEC,
                     format!(
-                        "mode {other:?} is not one of reversible, expert, fixed_accuracy, \
-                         fixed_rate, fixed_precision"
+                        "mode {} is not one of reversible, expert, fixed_accuracy, \
+                         fixed_rate, fixed_precision",
+                        quoted(other)
                     ),
                 ))
             }
@@ -202,11 +207,12 @@ impl ZfpMode {
             return Err(Error::config(
                 CODEC,
                 format!(
-                    "unknown key {key:?} for mode {mode}; it takes {}",
+                    "unknown key {} for mode {mode}; it takes {}",
+                    quoted(key),
                     if keys.is_empty() {
                         "no parameters".to_string()
                     } else {
-                        keys.join(", ")
+                        join(keys, ", ")
                     }
                 ),
             ));
@@ -228,7 +234,7 @@ impl Zfp {
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| Error::InvalidMetadata {
-                message: format!("chunk shape {chunk_shape:?} is too large"),
+                message: format!("chunk shape {} is too large", shape_text(chunk_shape)),
             })?;
         let ty = zfp_type(dtype);
         if matches!(mode, ZfpMode::FixedAccuracy { .. }) && !dtype.is_float() {
@@ -288,7 +294,10 @@ impl Zfp {
     }
 
     pub fn to_json(&self) -> Value {
-        serde_json::json!({"name": CODEC, "configuration": self.configuration})
+        let mut out = Map::new();
+        out.insert("name".into(), Value::from(CODEC));
+        out.insert("configuration".into(), self.configuration.clone());
+        Value::Object(out)
     }
 
     /// Compresses a chunk into a headerless zfp stream.

@@ -3,6 +3,17 @@
 
 use serde_json::Value;
 
+/// A serde_json value (the tests build configurations with `json!`) as the crate's own JSON
+/// value, through its text.
+pub fn j(v: &Value) -> zarr_wasm_codecs::json::Value {
+    zarr_wasm_codecs::json::parse(&v.to_string()).expect("serde_json writes JSON")
+}
+
+/// The crate's JSON value as a serde_json value, through its text.
+pub fn sj(v: &zarr_wasm_codecs::json::Value) -> Value {
+    serde_json::from_str(&v.to_string()).expect("the crate writes JSON")
+}
+
 /// The reference fixtures, compiled in so the same tests run natively and as wasm.
 pub fn fixture(name: &str) -> Value {
     let text = match name {
