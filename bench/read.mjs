@@ -1,13 +1,22 @@
 // Reading a 2048x2048 float64 array stored as uint8 (scale_offset + cast_value with a NaN
 // sentinel, 512x512 chunks) with zarr.get: zarrita's built-in JavaScript codecs against this
 // package's, interleaved in one process, next to allocating and copying a Float64Array of the
-// output size. Prints medians and ratios; `--json` prints them as JSON.
+// output size, and two floors that no codec can go below (zarr.get of float64 chunks with no
+// codec, and with a stand-in codec that does no decoding but, like any codec, returns a new
+// array per chunk). Prints medians, ratios and minor page faults per read; `--json` prints them
+// as JSON. BENCH_GC=1 runs a full garbage collection (untimed) before every timed read, so that
+// no read pays for collecting the garbage of the reads before it.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import * as zarr from "zarrita";
 import { registerCodecs } from "zarr-wasm-codecs";
 
 const N = 2048;
 const CHUNK = 512;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+const GC = process.env.BENCH_GC === "1";
+if (GC) setFlagsFromString("--expose-gc");
+const collect = GC ? runInNewContext("gc") : () => {};
 
 const meta = {
   zarr_format: 3,
@@ -51,14 +60,6 @@ async function openArray(store) {
   return zarr.open.v3(zarr.root(store), { kind: "array" });
 }
 
-// zarrita's own cost: the same read from a float64 store with no codecs (raw chunks), which is
-// the floor any codec's zarr.get sits on.
-const rawMeta = { ...meta, fill_value: 0, codecs: [{ name: "bytes", configuration: { endian: "little" } }] };
-const rawStore = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(rawMeta))]]);
-for (let i = 0; i < N / CHUNK; i++) {
-  for (let j = 0; j < N / CHUNK; j++) rawStore.set(`/c/${i}/${j}`, new Uint8Array(CHUNK * CHUNK * 8));
-}
-
 // Write once with this package (zarrita's own codecs cannot encode).
 const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta))]]);
 registerCodecs();
@@ -74,35 +75,96 @@ registerCodecs();
 const wasmArray = await openArray(store);
 const wasmFirst = await zarr.get(wasmArray);
 
+/** The decoded values of chunk (i, j), C order. */
+function chunkValues(i, j) {
+  const out = new Float64Array(CHUNK * CHUNK);
+  for (let r = 0; r < CHUNK; r++) {
+    out.set(jsFirst.data.subarray((i * CHUNK + r) * N + j * CHUNK, (i * CHUNK + r) * N + (j + 1) * CHUNK), r * CHUNK);
+  }
+  return out;
+}
+
+// Floor 1, zarrita's own cost: the same values stored as float64 with no codec, so each chunk
+// is a view of the stored bytes. (The chunks hold the real values: never-written buffers would
+// be read from the kernel's shared zero page, which flatters the floor.)
+const rawMeta = { ...meta, fill_value: 0, codecs: [{ name: "bytes", configuration: { endian: "little" } }] };
+const rawStore = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(rawMeta))]]);
+// Floor 2, what zarr.get costs around any codec that returns a new array per chunk: a stand-in
+// codec that decodes nothing and returns a copy of one decoded chunk.
+const oneChunk = chunkValues(1, 1);
+zarr.registry.set("no_decode_stand_in", async () => ({
+  fromConfig: () => ({
+    kind: "array_to_array",
+    decode: (chunk) => ({ data: oneChunk.slice(), shape: chunk.shape, stride: chunk.stride }),
+    getEncodedMeta: (current) => ({ ...current, dataType: "uint8", fillValue: 0 }),
+  }),
+}));
+const standInMeta = { ...meta, fill_value: 0, codecs: [{ name: "no_decode_stand_in" }, { name: "bytes" }] };
+const standInStore = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(standInMeta))]]);
+for (let i = 0; i < N / CHUNK; i++) {
+  for (let j = 0; j < N / CHUNK; j++) {
+    rawStore.set(`/c/${i}/${j}`, new Uint8Array(chunkValues(i, j).buffer));
+    standInStore.set(`/c/${i}/${j}`, new Uint8Array(CHUNK * CHUNK));
+  }
+}
+
+// Values whose bits differ (NaN payloads included).
 let differ = 0;
-for (let i = 0; i < N * N; i++) {
-  const a = jsFirst.data[i];
-  const b = wasmFirst.data[i];
-  if (!(Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b)))) differ++;
+{
+  const a = new Uint32Array(jsFirst.data.buffer);
+  const b = new Uint32Array(wasmFirst.data.buffer);
+  for (let i = 0; i < a.length; i += 2) if (a[i] !== b[i] || a[i + 1] !== b[i + 1]) differ++;
 }
 
 const rawArray = await openArray(rawStore);
 await zarr.get(rawArray);
+const standInArray = await openArray(standInStore);
+await zarr.get(standInArray);
 
 const copySource = wasmFirst.data;
-const runs = { js: [], wasm: [], copy: [], raw: [] };
-const time = async (fn) => {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-};
 let sink = 0;
+const reads = {
+  js: async () => (sink += (await zarr.get(jsArray)).data.length),
+  wasm: async () => (sink += (await zarr.get(wasmArray)).data.length),
+  copy: async () => {
+    const out = new Float64Array(copySource.length);
+    out.set(copySource);
+    sink += out.length;
+  },
+  raw: async () => (sink += (await zarr.get(rawArray)).data.length),
+  stand_in: async () => (sink += (await zarr.get(standInArray)).data.length),
+};
+const names = Object.keys(reads);
+const runs = Object.fromEntries(names.map((k) => [k, []]));
+const faults = Object.fromEntries(names.map((k) => [k, []]));
+// Each round runs the reads in a new random order (seeded, so runs are repeatable): what ran
+// just before a read (its garbage still to collect, the memory it freed) changes the read's cost,
+// and a fixed or rotated order would always put the same read after zarrita's JS codecs, which
+// leave the most garbage.
+let seed = 0x5eed;
+const random = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+};
+const shuffled = (xs) => {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+};
 for (let r = 0; r < ROUNDS; r++) {
-  runs.js.push(await time(async () => (sink += (await zarr.get(jsArray)).data.length)));
-  runs.wasm.push(await time(async () => (sink += (await zarr.get(wasmArray)).data.length)));
-  runs.raw.push(await time(async () => (sink += (await zarr.get(rawArray)).data.length)));
-  runs.copy.push(
-    await time(async () => {
-      const out = new Float64Array(copySource.length);
-      out.set(copySource);
-      sink += out.length;
-    }),
-  );
+  for (const k of shuffled(names)) {
+    collect();
+    const f0 = process.resourceUsage().minorPageFault;
+    const t0 = performance.now();
+    await reads[k]();
+    runs[k].push(performance.now() - t0);
+    faults[k].push(process.resourceUsage().minorPageFault - f0);
+  }
 }
 
 const median = (xs) => {
@@ -113,33 +175,51 @@ const result = {
   shape: [N, N],
   chunks: [CHUNK, CHUNK],
   rounds: ROUNDS,
+  gc_before_each_read: GC,
   median_ms: {
     zarrita_js: median(runs.js),
     wasm: median(runs.wasm),
     copy: median(runs.copy),
     raw_float64_floor: median(runs.raw),
+    stand_in_floor: median(runs.stand_in),
+  },
+  median_minor_page_faults: {
+    zarrita_js: median(faults.js),
+    wasm: median(faults.wasm),
+    copy: median(faults.copy),
+    raw_float64_floor: median(faults.raw),
+    stand_in_floor: median(faults.stand_in),
   },
   values_differing_from_zarrita_js: differ,
 };
-result.speedup_vs_zarrita_js = result.median_ms.zarrita_js / result.median_ms.wasm;
-result.ratio_to_copy = result.median_ms.wasm / result.median_ms.copy;
+const m = result.median_ms;
+result.speedup_vs_zarrita_js = m.zarrita_js / m.wasm;
+result.ratio_to_copy = m.wasm / m.copy;
+// The best any codec returning a new array per chunk could score on the two targets.
+result.stand_in_floor_speedup_vs_zarrita_js = m.zarrita_js / m.stand_in_floor;
+result.stand_in_floor_ratio_to_copy = m.stand_in_floor / m.copy;
 // The codecs' own share: time above what zarr.get costs with no codec at all.
 result.codec_stage_ms = {
-  zarrita_js: result.median_ms.zarrita_js - result.median_ms.raw_float64_floor,
-  wasm: result.median_ms.wasm - result.median_ms.raw_float64_floor,
+  zarrita_js: m.zarrita_js - m.raw_float64_floor,
+  wasm: m.wasm - m.raw_float64_floor,
 };
 result.codec_stage_speedup = result.codec_stage_ms.zarrita_js / result.codec_stage_ms.wasm;
+// This package's own share: time above the stand-in that returns a new array without decoding.
+result.wasm_above_stand_in_ms = m.wasm - m.stand_in_floor;
 
 if (process.argv.includes("--json")) {
   console.log(JSON.stringify(result, null, 2));
 } else {
-  const m = result.median_ms;
-  console.log(`zarr.get of ${N}x${N} float64 from uint8, ${CHUNK}x${CHUNK} chunks, ${ROUNDS} rounds (medians)`);
-  console.log(`  zarrita built-in JS codecs  ${m.zarrita_js.toFixed(2)} ms`);
-  console.log(`  zarr-wasm-codecs            ${m.wasm.toFixed(2)} ms  (${result.speedup_vs_zarrita_js.toFixed(2)}x faster)`);
-  console.log(`  allocate + copy Float64Array ${m.copy.toFixed(2)} ms  (wasm is ${result.ratio_to_copy.toFixed(2)}x the copy)`);
-  console.log(`  no codecs (raw float64 chunks) ${m.raw_float64_floor.toFixed(2)} ms  (zarrita's own floor: ${(m.raw_float64_floor / m.copy).toFixed(2)}x the copy)`);
-  console.log(`  codec stage above the floor: JS ${result.codec_stage_ms.zarrita_js.toFixed(2)} ms, wasm ${result.codec_stage_ms.wasm.toFixed(2)} ms (${result.codec_stage_speedup.toFixed(2)}x)`);
-  console.log(`  values differing from zarrita's JS codecs: ${differ}`);
+  const f = result.median_minor_page_faults;
+  const ms = (x) => `${x.toFixed(2)} ms`.padStart(9);
+  console.log(`zarr.get of ${N}x${N} float64 from uint8, ${CHUNK}x${CHUNK} chunks, ${ROUNDS} rounds${GC ? ", GC before each read" : ""} (medians; minor page faults per read)`);
+  console.log(`  zarrita built-in JS codecs      ${ms(m.zarrita_js)}  [${f.zarrita_js}]`);
+  console.log(`  zarr-wasm-codecs                ${ms(m.wasm)}  [${f.wasm}]  ${result.speedup_vs_zarrita_js.toFixed(2)}x faster, ${result.ratio_to_copy.toFixed(2)}x the copy`);
+  console.log(`  allocate + copy Float64Array    ${ms(m.copy)}  [${f.copy}]`);
+  console.log(`  floor: no codec (float64 store) ${ms(m.raw_float64_floor)}  [${f.raw_float64_floor}]  ${(m.raw_float64_floor / m.copy).toFixed(2)}x the copy`);
+  console.log(`  floor: stand-in, no decoding    ${ms(m.stand_in_floor)}  [${f.stand_in_floor}]  ${result.stand_in_floor_speedup_vs_zarrita_js.toFixed(2)}x faster than JS, ${result.stand_in_floor_ratio_to_copy.toFixed(2)}x the copy`);
+  console.log(`  codec stage above the no-codec floor: JS ${result.codec_stage_ms.zarrita_js.toFixed(2)} ms, wasm ${result.codec_stage_ms.wasm.toFixed(2)} ms (${result.codec_stage_speedup.toFixed(2)}x)`);
+  console.log(`  zarr-wasm-codecs above the stand-in: ${result.wasm_above_stand_in_ms.toFixed(2)} ms`);
+  console.log(`  values differing from zarrita's JS codecs (bits): ${differ}`);
 }
 if (sink === 0) console.log("");
