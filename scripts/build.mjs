@@ -14,7 +14,7 @@ const glue = join(root, "js/wasm");
 rmSync(glue, { recursive: true, force: true });
 mkdirSync(glue, { recursive: true });
 
-// The core module at opt-level "z" (profile release), zfp at "s" (profile release-zfp).
+// The core and packing modules at opt-level "z" (profile release), zfp at 2 (profile release-zfp).
 const modules = [
   { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target", profile: "release" },
   { name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module", profile: "release-zfp" },
