@@ -16,6 +16,8 @@ pub mod decimal;
 pub mod dtype;
 pub mod error;
 pub mod float;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod json;
 pub mod missing;
 #[cfg(feature = "plan")]

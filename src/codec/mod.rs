@@ -223,15 +223,7 @@ impl Chain {
                 message: format!("fill_value: {e}"),
             })?,
         };
-        let len = chunk_shape
-            .iter()
-            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-            .ok_or_else(|| Error::InvalidMetadata {
-                message: format!(
-                    "chunk shape {} has more elements than fit in memory",
-                    shape_text(chunk_shape)
-                ),
-            })?;
+        let len = chunk_len(chunk_shape, data_type.size())?;
         let Value::Array(list) = codecs else {
             return Err(Error::InvalidMetadata {
                 message: format!("codecs must be a list, got {codecs}"),
@@ -279,6 +271,10 @@ impl Chain {
         let serializer = bytes.ok_or_else(|| Error::InvalidMetadata {
             message: "codecs has no array -> bytes codec (such as bytes)".into(),
         })?;
+        // Every intermediate chunk must fit too (a cast to a wider type makes a larger one).
+        for codec in &array_codecs {
+            chunk_len(chunk_shape, codec.encoded_type().size())?;
+        }
         let fused = match &serializer {
             Serializer::Bytes(b) => FusedDecode::plan(data_type, &array_codecs, b),
             #[cfg(feature = "zfp")]
@@ -428,6 +424,30 @@ impl Chain {
         }
         Ok(data)
     }
+}
+
+/// The most bytes one chunk may take in any of its data types, checked when a chain or codec
+/// is built, before anything is allocated: 2 GiB, more than a typed array holds in every
+/// JavaScript engine and more than a wasm32 module could hold twice.
+pub const MAX_CHUNK_BYTES: usize = 1 << 31;
+
+/// Elements in a chunk of `chunk_shape`, refusing chunks whose `itemsize`-byte values would
+/// take more than [`MAX_CHUNK_BYTES`].
+pub(crate) fn chunk_len(chunk_shape: &[usize], itemsize: usize) -> Result<usize> {
+    chunk_shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| {
+            n.checked_mul(itemsize)
+                .is_some_and(|b| b <= MAX_CHUNK_BYTES)
+        })
+        .ok_or_else(|| Error::InvalidMetadata {
+            message: format!(
+                "chunk shape {} of {itemsize}-byte values is larger than the 2 GiB a chunk may \
+                 take; use smaller chunks",
+                shape_text(chunk_shape)
+            ),
+        })
 }
 
 /// The name of the first codec this package implements in a codec list, for error messages.

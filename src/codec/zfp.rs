@@ -230,12 +230,8 @@ impl Zfp {
     ) -> Result<Self> {
         let mode = ZfpMode::from_json(configuration)?;
         let dims = zfp_dims(chunk_shape)?;
-        let len = chunk_shape
-            .iter()
-            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-            .ok_or_else(|| Error::InvalidMetadata {
-                message: format!("chunk shape {} is too large", shape_text(chunk_shape)),
-            })?;
+        // zfp works on 4- or 8-byte values, whatever the array's type.
+        let len = super::chunk_len(chunk_shape, dtype.size().max(4))?;
         let ty = zfp_type(dtype);
         if matches!(mode, ZfpMode::FixedAccuracy { .. }) && !dtype.is_float() {
             return Err(Error::UnsupportedDataType {

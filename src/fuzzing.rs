@@ -1,0 +1,167 @@
+//! Entry points for the fuzz targets (`fuzz/`) and for the test that replays their corpus
+//! (`tests/fuzz_corpus.rs`): each takes arbitrary bytes and must return without panicking,
+//! hanging or allocating more than the chunk shape asks for. Results are checked for the
+//! promises that hold on any input (an encode that succeeds decodes again; a decode has the
+//! chunk's length).
+
+use crate::array::ArrayData;
+use crate::codec::Chain;
+use crate::dtype::{DataType, ALL_DATA_TYPES};
+use crate::json::{self, Value};
+
+/// Chains the decode and encode targets run, with every array -> array codec feature: the
+/// design case, both endians, clamp, wrap, scalar_maps with hex and infinities, integer and
+/// float scale_offset, float -> float casts, float16, 64-bit types.
+const CHAINS: [&str; 12] = [
+    r#"{"data_type":"float64","fill_value":"NaN","codecs":[{"name":"scale_offset","configuration":{"offset":-10,"scale":10}},{"name":"cast_value","configuration":{"data_type":"uint8","out_of_range":"clamp","scalar_map":{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}},{"name":"bytes"}]}"#,
+    r#"{"data_type":"float32","fill_value":"NaN","codecs":[{"name":"scale_offset","configuration":{"offset":273.15,"scale":100}},{"name":"cast_value","configuration":{"data_type":"int16","rounding":"towards-zero","scalar_map":{"encode":[["NaN",-32768],["Infinity",32767],["-Infinity",-32767]],"decode":[[-32768,"NaN"],[32767,"Infinity"],[-32767,"-Infinity"]]}}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
+    r#"{"data_type":"int32","fill_value":7,"codecs":[{"name":"scale_offset","configuration":{"offset":5,"scale":3}},{"name":"cast_value","configuration":{"data_type":"int8","out_of_range":"wrap"}},{"name":"bytes"}]}"#,
+    r#"{"data_type":"int64","fill_value":0,"codecs":[{"name":"scale_offset","configuration":{"offset":"-9223372036854775800","scale":2}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+    r#"{"data_type":"uint64","fill_value":0,"codecs":[{"name":"cast_value","configuration":{"data_type":"float32","rounding":"nearest-away","out_of_range":"clamp"}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+    r#"{"data_type":"float64","fill_value":"0x7ff8000000000001","codecs":[{"name":"cast_value","configuration":{"data_type":"float16","rounding":"towards-negative","out_of_range":"clamp","scalar_map":{"encode":[["0x7ff8000000000001","0x7e01"]],"decode":[["0x7e01","0x7ff8000000000001"]]}}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
+    r#"{"data_type":"float16","fill_value":"-Infinity","codecs":[{"name":"scale_offset","configuration":{"offset":1.5,"scale":0.25}},{"name":"cast_value","configuration":{"data_type":"uint16","out_of_range":"clamp","scalar_map":{"encode":[["NaN",65535],["-Infinity",0]],"decode":[[65535,"NaN"]]}}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+    r#"{"data_type":"uint16","fill_value":1,"codecs":[{"name":"cast_value","configuration":{"data_type":"uint32"}},{"name":"scale_offset","configuration":{"offset":1,"scale":65536}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
+    r#"{"data_type":"float32","fill_value":0,"codecs":[{"name":"cast_value","configuration":{"data_type":"int64","rounding":"towards-positive"}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+    r#"{"data_type":"int8","fill_value":-1,"codecs":[{"name":"cast_value","configuration":{"data_type":"float64"}},{"name":"scale_offset","configuration":{"offset":0.5,"scale":"NaN"}},{"name":"bytes"}]}"#,
+    r#"{"data_type":"float64","fill_value":"NaN","codecs":[{"name":"zfp","configuration":{"mode":"reversible"}}]}"#,
+    r#"{"data_type":"int16","fill_value":0,"codecs":[{"name":"scale_offset","configuration":{"offset":-3,"scale":1}},{"name":"zfp","configuration":{"mode":"fixed_precision","precision":12}}]}"#,
+];
+
+/// Chains whose decode may refuse what their encode wrote, by the integer scale_offset's exact
+/// rules: a wrapped value need not be a multiple of the scale (2), and lossy zfp can rebuild
+/// integers that the offset then takes out of the type (11).
+const LOSSY: [usize; 2] = [2, 11];
+
+/// A chain from the list, with a chunk shape of 1 to 4 dimensions of 1 to 8 elements chosen
+/// by the first bytes; the rest of the input is returned.
+fn chosen_chain(data: &[u8]) -> Option<(Chain, bool, &[u8])> {
+    let (&pick, rest) = data.split_first()?;
+    let (&dims, rest) = rest.split_first()?;
+    let index = usize::from(pick) % CHAINS.len();
+    let text = CHAINS.get(index)?;
+    let ndim = 1 + usize::from(dims % 4);
+    let shape: Vec<usize> = (0..ndim)
+        .map(|i| 1 + usize::from((dims >> (2 + i)) % 8))
+        .collect();
+    let meta = json::parse(text).ok()?;
+    let chain = Chain::new(
+        meta.get("data_type")?,
+        meta.get("fill_value")?,
+        meta.get("codecs")?,
+        &shape,
+    )
+    .ok()?;
+    Some((chain, LOSSY.contains(&index), rest))
+}
+
+/// Arbitrary text as array metadata: parsed, built into a chain, written back and built again.
+pub fn metadata(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(meta) = json::parse(text) else {
+        return;
+    };
+    if let Ok(chain) = Chain::from_metadata(&meta) {
+        let again = Chain::new(
+            &Value::from(chain.data_type().name()),
+            &chain.fill_value().to_json(),
+            &chain.codecs_json(),
+            chain.chunk_shape(),
+        );
+        assert!(
+            again.is_ok(),
+            "a chain's own metadata builds it again: {again:?}"
+        );
+    }
+}
+
+/// Arbitrary bytes as a stored chunk of a chain from the list.
+pub fn decode(data: &[u8]) {
+    let Some((chain, _, stored)) = chosen_chain(data) else {
+        return;
+    };
+    if let Ok(values) = chain.decode(stored) {
+        assert_eq!(
+            values.len(),
+            chain.len(),
+            "a decoded chunk has the chunk's length"
+        );
+        assert_eq!(values.data_type(), chain.data_type());
+    }
+}
+
+/// Arbitrary bytes as a chunk's values (NaN, infinities, subnormals, extremes included) for a
+/// chain from the list: an encode that succeeds decodes again (unless the chain is lossy).
+pub fn encode(data: &[u8]) {
+    let Some((chain, lossy, raw)) = chosen_chain(data) else {
+        return;
+    };
+    let dtype = chain.data_type();
+    let want = chain.len() * dtype.size();
+    let mut bytes: Vec<u8> = raw.iter().copied().cycle().take(want).collect();
+    if bytes.len() < want {
+        bytes.resize(want, 0);
+    }
+    let Ok(values) = ArrayData::from_le_bytes(dtype, &bytes) else {
+        return;
+    };
+    if let Ok(stored) = chain.encode(&values) {
+        let back = chain.decode(&stored);
+        assert!(lossy || back.is_ok(), "an encoded chunk decodes: {back:?}");
+        if let Ok(back) = back {
+            assert_eq!(back.len(), values.len());
+        }
+    }
+}
+
+/// Arbitrary bytes as a zfp stream, for a mode, data type and chunk shape chosen by the first
+/// bytes. Memory is sized by the shape (at most 8^4 values here), never by the stream.
+pub fn zfp_decode(data: &[u8]) {
+    let [mode, dtype, dims, param, rest @ ..] = data else {
+        return;
+    };
+    let Some(&dtype) = ALL_DATA_TYPES.get(usize::from(*dtype) % ALL_DATA_TYPES.len()) else {
+        return;
+    };
+    let config = match mode % 5 {
+        0 => r#"{"mode":"reversible"}"#.to_string(),
+        1 => format!(r#"{{"mode":"fixed_rate","rate":{}}}"#, 1 + param % 64),
+        2 => format!(
+            r#"{{"mode":"fixed_precision","precision":{}}}"#,
+            1 + param % 64
+        ),
+        3 => format!(
+            r#"{{"mode":"fixed_accuracy","tolerance":{}}}"#,
+            0.5f64.powi(i32::from(*param % 40))
+        ),
+        _ => format!(
+            r#"{{"mode":"expert","minbits":{},"maxbits":{},"maxprec":{},"minexp":{}}}"#,
+            param % 16,
+            16 + u32::from(*param) * 16,
+            1 + param % 64,
+            -1074 + i32::from(*param) * 4
+        ),
+    };
+    let ndim = usize::from(dims % 5);
+    let shape: Vec<usize> = (0..ndim)
+        .map(|i| 1 + usize::from((dims >> i) % 8))
+        .collect();
+    zfp_decode_with(&config, dtype, &shape, rest);
+}
+
+#[cfg(feature = "zfp")]
+fn zfp_decode_with(config: &str, dtype: DataType, shape: &[usize], stream: &[u8]) {
+    let Ok(config) = json::parse(config) else {
+        return;
+    };
+    let Ok(codec) = crate::codec::zfp::Zfp::new(Some(&config), dtype, shape) else {
+        return;
+    };
+    if let Ok(values) = codec.decode(stream) {
+        assert_eq!(values.len(), shape.iter().product::<usize>());
+    }
+}
+
+#[cfg(not(feature = "zfp"))]
+fn zfp_decode_with(_: &str, _: DataType, _: &[usize], _: &[u8]) {}
