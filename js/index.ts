@@ -109,3 +109,4 @@ export { planPacking, writePacked } from "./plan.js";
 export type { DataRange, PackingPlan, PlanOptions, WritePackedOptions } from "./plan.js";
 export { getDecoded } from "./decoded.js";
 export type { DecodedChunk } from "./decoded.js";
+export { setAtomic } from "./atomic.js";
