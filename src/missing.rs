@@ -133,13 +133,6 @@ impl MaskAndScale {
             });
         }
         let working = self.working;
-        let convert = |v: f64| -> f64 {
-            match working {
-                DataType::Float32 => f64::from(float::f64_to_f32(v)),
-                DataType::Float16 => float::f16_to_f64(float::f64_to_f16(v)),
-                _ => v,
-            }
-        };
         let finish = |v: f64| -> f64 {
             let v = if self.missing.contains(&v) {
                 f64::NAN
@@ -167,8 +160,8 @@ impl MaskAndScale {
             ArrayData::UInt16(v) => all(v, |x| finish(f64::from(x))),
             ArrayData::UInt32(v) => all(v, |x| finish(f64::from(x))),
             // 64-bit integers round to the nearest float64, as numpy converts them.
-            ArrayData::Int64(v) => all(v, |x| finish(convert(x as f64))),
-            ArrayData::UInt64(v) => all(v, |x| finish(convert(x as f64))),
+            ArrayData::Int64(v) => all(v, |x| finish(rounded_to(working, x as f64))),
+            ArrayData::UInt64(v) => all(v, |x| finish(rounded_to(working, x as f64))),
             ArrayData::Float16(v) => all(v, |x| finish(float::f16_to_f64(x))),
             ArrayData::Float32(v) => all(v, |x| finish(float::f32_to_f64(x))),
             ArrayData::Float64(v) => all(v, finish),
@@ -218,11 +211,16 @@ fn in_working_type(s: Scalar, working: DataType) -> Option<f64> {
         (_, Some(f)) => f,
         _ => return None,
     };
-    Some(match working {
+    Some(rounded_to(working, v))
+}
+
+/// `v` rounded to the working float type, as f64.
+fn rounded_to(working: DataType, v: f64) -> f64 {
+    match working {
         DataType::Float32 => f64::from(float::f64_to_f32(v)),
         DataType::Float16 => float::f16_to_f64(float::f64_to_f16(v)),
         _ => v,
-    })
+    }
 }
 
 /// Standard base64 with padding, or `None` when `text` is not that.

@@ -708,7 +708,7 @@ fn sentinel_map(s: &Sentinels, target: DataType) -> Value {
 
 /// `value` rounded to the array's float type, as f64.
 fn to_array_type(array: DataType, value: f64) -> Result<f64> {
-    Scalar::from_json(array, &float_literal(value))
+    float_scalar(array, value)
         .ok()
         .and_then(|s| s.as_f64())
         .ok_or_else(|| Error::config(WHAT, format!("{value} is not a {array} value")))
@@ -753,9 +753,7 @@ fn scale_offset_json(offset: Value, scale: Option<Value>) -> Value {
 
 /// A value of the array's float type as its JSON scalar.
 fn float_json(array: DataType, value: f64) -> Value {
-    Scalar::from_json(array, &float_literal(value))
-        .map(|s| s.to_json())
-        .unwrap_or(Value::Null)
+    float_scalar(array, value).map_or(Value::Null, |s| s.to_json())
 }
 
 fn nan_of(array: DataType) -> Scalar {
@@ -791,6 +789,7 @@ fn stored_codes(chain: &Chain, values: &[Scalar]) -> Vec<Option<i128>> {
         .collect()
 }
 
+/// `value` rounded to a scalar of the array's float type (as numpy rounds it).
 fn float_scalar(array: DataType, value: f64) -> Result<Scalar> {
     Scalar::from_json(array, &float_literal(value))
 }
