@@ -3,6 +3,7 @@
 // results are left as they are. The rules live in Rust (src/missing.rs).
 import * as zarr from "zarrita";
 import { loadPacking } from "./load.js";
+import { type GetOptions, getDecodedDirect, type Selection } from "./read.js";
 
 export interface DecodedChunk {
   data: Float64Array;
@@ -24,16 +25,21 @@ function attributesJson(attrs: unknown): string {
 }
 
 /**
- * `zarr.get(arr, selection)`, then decoded as the array's attributes ask: values equal to the
+ * An array's values decoded as its attributes ask, into a Float64Array: values equal to the
  * `missing_value` attribute (the zarr missing_value convention, or CF's, which may be a list)
  * or to xarray's `_FillValue` become NaN, and CF `scale_factor` / `add_offset` are applied,
- * with xarray's rules, into a Float64Array.
+ * with xarray's rules. Runs on the package's read path (`get`): each tile is masked and
+ * scaled in wasm as it is decoded, before it is placed in the output. Arrays that path does
+ * not run are read with `zarr.get` and then decoded.
  */
 export async function getDecoded(
   arr: Readable,
-  selection: (number | zarr.Slice | null)[] | null = null,
+  selection: Selection = null,
+  options: GetOptions = {},
 ): Promise<DecodedChunk> {
-  const [raw, wasm] = await Promise.all([zarr.get(arr, selection), loadPacking()]);
+  const direct = await getDecodedDirect(arr, selection, options);
+  if (direct) return direct;
+  const [raw, wasm] = await Promise.all([zarr.get(arr, selection, options as never), loadPacking()]);
   let chunk: { data: ArrayBufferView; shape: number[]; stride: number[] };
   if (typeof raw === "object" && raw !== null && "data" in raw) {
     chunk = raw as typeof chunk;

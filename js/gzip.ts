@@ -1,16 +1,30 @@
-// gzip as a bytes -> bytes codec with encode: zarrita 0.7's own gzip only decodes. Both
-// directions use the platform's CompressionStream (Node >= 18, every current browser).
-async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream): Promise<Uint8Array> {
-  const body = new Blob([bytes as unknown as BlobPart]).stream().pipeThrough(stream);
+// gzip as a bytes -> bytes codec that encodes at its configured level: zarrita 0.7's own gzip
+// only decodes. Encoding is numcodecs' gzip (fflate, the library zarrita's numcodecs uses),
+// which honours `level`; decoding uses the platform's DecompressionStream (Node >= 18, every
+// current browser), which is native.
+import NumcodecsGzip from "numcodecs/gzip";
+import { codedError } from "./errors.js";
+
+async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
+  const body = new Blob([bytes as unknown as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(body).arrayBuffer());
 }
 
 export const GzipCodec = {
-  fromConfig(_config: unknown) {
+  fromConfig(config: { level?: unknown } | null | undefined) {
+    const level = config?.level ?? 1;
+    const keys = Object.keys(config ?? {}).filter((k) => k !== "level");
+    if (keys.length || typeof level !== "number" || !Number.isInteger(level) || level < 0 || level > 9) {
+      throw codedError(
+        "INVALID_CONFIG",
+        `invalid gzip configuration ${JSON.stringify(config)}: it takes "level", an integer from 0 to 9`,
+      );
+    }
+    const inner = new NumcodecsGzip(level);
     return {
       kind: "bytes_to_bytes" as const,
-      encode: (bytes: Uint8Array) => pipe(bytes, new CompressionStream("gzip")),
-      decode: (bytes: Uint8Array) => pipe(bytes, new DecompressionStream("gzip")),
+      encode: (bytes: Uint8Array) => inner.encode(bytes),
+      decode: gunzip,
     };
   },
 };

@@ -2,7 +2,9 @@
 // behaviour lives in Rust; this file only hands zarrita's chunks to the wasm and back.
 import * as zarr from "zarrita";
 import { GzipCodec } from "./gzip.js";
+import { exactJson, numberJson } from "./json.js";
 import { type Bindings, loadWasm, loadZfp } from "./load.js";
+import { exactCodecLists } from "./open.js";
 
 export { loadWasm, loadZfp } from "./load.js";
 
@@ -50,14 +52,24 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
 
 /** A JSON text for a scalar as zarrita holds it (numbers, bigints, NaN, infinities). */
 export function scalarToJson(value: Scalar): string {
-  if (value === null || value === undefined) return "null";
-  if (typeof value === "bigint") return JSON.stringify(value.toString());
   if (typeof value === "boolean") return value ? "1" : "0";
-  if (Number.isNaN(value)) return '"NaN"';
-  if (value === Infinity) return '"Infinity"';
-  if (value === -Infinity) return '"-Infinity"';
-  if (Object.is(value, -0)) return "-0.0";
-  return JSON.stringify(value);
+  return exactJson(value);
+}
+
+/** Metadata objects this package's getEncodedMeta made: their fill values are exact. */
+const encodedMetas = new WeakSet<object>();
+
+/**
+ * The fill value zarrita hands a codec, as JSON. zarrita makes a 64-bit fill value a bigint
+ * from the number JSON.parse gave, which beyond 2^53 may be rounded: unless the value came
+ * from zarr.json read exactly (open()) or from this package's previous codec, it is written
+ * as the float it came from, which the wasm refuses where it needs an exact integer.
+ */
+function fillJson(meta: ChunkMeta): string {
+  const trusted = encodedMetas.has(meta) || exactCodecLists.has(meta.codecs);
+  const fill = meta.fillValue;
+  if (typeof fill === "bigint" && !trusted) return numberJson(Number(fill));
+  return scalarToJson(fill);
 }
 
 /** This codec's position in the codec list: found by identity of its configuration object. */
@@ -75,10 +87,11 @@ function arrayToArrayCodec(wasm: Bindings, name: string) {
     fromConfig(config: unknown, meta: ChunkMeta) {
       const { codecs, index } = codecPosition(name, config, meta);
       const inner = new wasm.ArrayToArrayCodec(
-        JSON.stringify(codecs),
+        exactJson(codecs),
         index,
         meta.dataType,
-        scalarToJson(meta.fillValue),
+        fillJson(meta),
+        meta.shape.reduce((a, b) => a * b, 1),
       );
       return {
         kind: "array_to_array" as const,
@@ -89,7 +102,9 @@ function arrayToArrayCodec(wasm: Bindings, name: string) {
           return { data: inner.decode(chunk.data), shape: chunk.shape, stride: chunk.stride };
         },
         getEncodedMeta(current: ChunkMeta): ChunkMeta {
-          return { ...current, dataType: inner.encodedDataType, fillValue: inner.encodedFillValue };
+          const encoded = { ...current, dataType: inner.encodedDataType, fillValue: inner.encodedFillValue };
+          encodedMetas.add(encoded);
+          return encoded;
         },
       };
     },
@@ -98,11 +113,13 @@ function arrayToArrayCodec(wasm: Bindings, name: string) {
 
 /**
  * A whole codec chain (array -> array codecs and `bytes`) for one chunk shape, built from
- * `{data_type, fill_value, codecs, chunk_shape}` or a zarr.json object.
+ * `{data_type, fill_value, codecs, chunk_shape}` or a zarr.json object, or its JSON text.
+ * From an object, 64-bit integers beyond 2^53 must be bigints or decimal strings: a number
+ * that large may already be rounded, and is refused (INEXACT_NUMBER) where an integer is read.
  */
-export async function createChain(metadata: object): Promise<InstanceType<Bindings["CodecChain"]>> {
+export async function createChain(metadata: object | string): Promise<InstanceType<Bindings["CodecChain"]>> {
   const wasm = await loadWasm();
-  return new wasm.CodecChain(JSON.stringify(metadata));
+  return new wasm.CodecChain(typeof metadata === "string" ? metadata : exactJson(metadata));
 }
 
 export { planPacking, writePacked } from "./plan.js";
@@ -110,3 +127,8 @@ export type { DataRange, PackingPlan, PlanOptions, WritePackedOptions } from "./
 export { getDecoded } from "./decoded.js";
 export type { DecodedChunk } from "./decoded.js";
 export { setAtomic } from "./atomic.js";
+export { get } from "./read.js";
+export type { GetOptions, Selection } from "./read.js";
+export { set } from "./write.js";
+export type { ChunkValue } from "./write.js";
+export { open } from "./open.js";

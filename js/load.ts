@@ -29,9 +29,19 @@ function once<T>(start: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/** A module's memory, for views of what it decoded. */
+const memories = new WeakMap<object, WebAssembly.Memory>();
+
+export function memoryOf(module: object): WebAssembly.Memory {
+  const memory = memories.get(module);
+  if (!memory) throw new Error("the wasm module is not started");
+  return memory;
+}
+
 /** The core module (scale_offset, cast_value, chains); every caller gets the same instance. */
 export const loadWasm: () => Promise<Bindings> = once(async () => {
-  await init({ module_or_path: decodeBase64(wasmBase64) });
+  const exports = await init({ module_or_path: decodeBase64(wasmBase64) });
+  memories.set(bindings, exports.memory);
   return bindings;
 });
 
@@ -51,6 +61,7 @@ export const loadPacking: () => Promise<PackingBindings> = once(async () => {
     import("./wasm/zarr_wasm_codecs_packing.js"),
     import("./wasm/zarr_wasm_codecs_packing_inline.js"),
   ]);
-  await plan.default({ module_or_path: decodeBase64(inline.default) });
+  const exports = await plan.default({ module_or_path: decodeBase64(inline.default) });
+  memories.set(plan, exports.memory);
   return plan;
 });

@@ -348,6 +348,13 @@ impl Scalar {
             Scalar::float_from_f64(dtype, v).ok_or_else(|| invalid("not a float type".into()))
         } else {
             let integer = match value {
+                Value::Number(n) if is_float_beyond_2_53(n.as_str()) => {
+                    return Err(Error::InexactNumber {
+                        context: String::new(),
+                        value: n.to_string(),
+                        data_type: dtype.name().to_string(),
+                    })
+                }
                 Value::Number(n) => parse_int_literal(&n.to_string()),
                 Value::Bool(b) => Ok(i128::from(*b)),
                 Value::String(s) => parse_int_string(s),
@@ -424,6 +431,13 @@ fn strip_digit_underscores(s: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Whether a JSON number literal is written as a float (fraction or exponent) and is at least
+/// 2^53 in magnitude: from there on a float cannot hold every integer, so it cannot stand for
+/// an exact integer. (This is how JavaScript numbers beyond 2^53 reach this crate.)
+fn is_float_beyond_2_53(text: &str) -> bool {
+    text.contains(['.', 'e', 'E']) && parse_f64(text).is_some_and(|v| v.abs() >= 9007199254740992.0)
 }
 
 /// A JSON number literal as an integer: integer literals exactly, float literals only when

@@ -48,6 +48,14 @@ pub enum Error {
     },
     /// A chunk whose values are not of the type the codec expects.
     WrongArrayType { expected: String, actual: String },
+    /// An integer beyond 2^53 given as a JSON float, which cannot be trusted to be the integer
+    /// that was written (JavaScript's JSON.parse rounds such integers before this package
+    /// sees them).
+    InexactNumber {
+        context: String,
+        value: String,
+        data_type: String,
+    },
 }
 
 impl Error {
@@ -65,6 +73,25 @@ impl Error {
             Error::InexactDivision { .. } => "INEXACT_DIVISION",
             Error::ChunkLength { .. } => "CHUNK_LENGTH",
             Error::WrongArrayType { .. } => "WRONG_ARRAY_TYPE",
+            Error::InexactNumber { .. } => "INEXACT_NUMBER",
+        }
+    }
+
+    /// Puts `context` (where the value stands) in front of an [`Error::InexactNumber`], and
+    /// wraps any other error with `wrap`: an inexact number keeps its own code however deep it
+    /// was found.
+    pub(crate) fn in_context(self, context: &str, wrap: impl FnOnce(Error) -> Error) -> Error {
+        match self {
+            Error::InexactNumber {
+                context: inner,
+                value,
+                data_type,
+            } => Error::InexactNumber {
+                context: format!("{context}{inner}"),
+                value,
+                data_type,
+            },
+            other => wrap(other),
         }
     }
 
@@ -122,6 +149,19 @@ impl fmt::Display for Error {
             Error::WrongArrayType { expected, actual } => write!(
                 f,
                 "chunk holds {actual} values but this codec expects {expected} values"
+            ),
+            Error::InexactNumber {
+                context,
+                value,
+                data_type,
+            } => write!(
+                f,
+                "{context}{value} is read as {data_type} but came as a floating-point number \
+                 beyond 2^53, which need not be the integer zarr.json holds (JavaScript's \
+                 JSON.parse rounds such integers). Read the array with this package's get, set \
+                 or getDecoded, or open it with its open(): they read zarr.json's integers \
+                 exactly. In metadata built by hand, give the value as a bigint or a decimal \
+                 string"
             ),
         }
     }

@@ -19,6 +19,7 @@ pub mod float;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod json;
+pub mod layout;
 pub mod missing;
 #[cfg(feature = "plan")]
 pub mod plan;

@@ -172,8 +172,10 @@ impl MaskAndScale {
 /// A missing value in the array's data type, read as a fill value is (numbers, "NaN",
 /// "Infinity", "0x" hex bit patterns).
 fn sentinel(data_type: DataType, value: &Value, key: &str) -> Result<Scalar> {
-    Scalar::from_json(data_type, value).map_err(|e| Error::InvalidMetadata {
-        message: format!("attribute {key}: {e}"),
+    Scalar::from_json(data_type, value).map_err(|e| {
+        e.in_context(&format!("attribute {key} "), |e| Error::InvalidMetadata {
+            message: format!("attribute {key}: {e}"),
+        })
     })
 }
 

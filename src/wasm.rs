@@ -17,6 +17,8 @@ use crate::dtype::DataType;
 use crate::dtype::Scalar;
 use crate::error::{join, Error};
 use crate::json::Value;
+#[cfg(not(feature = "zfp-module"))]
+use crate::layout::ChunkReader;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -128,6 +130,8 @@ fn scalar_to_js(s: Scalar) -> JsValue {
 pub struct ArrayToArrayCodec {
     codec: ArrayCodec,
     input: DataType,
+    /// Elements in a chunk (the chunk shape's product).
+    len: usize,
     encoded_fill: Scalar,
     decode: DecodeMode,
 }
@@ -171,6 +175,7 @@ impl ArrayToArrayCodec {
         index: usize,
         data_type: &str,
         fill_value_json: &str,
+        chunk_len: usize,
     ) -> Result<ArrayToArrayCodec, JsValue> {
         let codecs = parse_json(codecs_json, "codecs")?;
         let list = codecs.as_array().cloned().unwrap_or_default();
@@ -182,7 +187,8 @@ impl ArrayToArrayCodec {
         let input = DataType::from_name(data_type).map_err(js_error)?;
         let fill = match parse_json(fill_value_json, "fill value")? {
             Value::Null => input.default_scalar(),
-            v => Scalar::from_json(input, &v).map_err(js_error)?,
+            v => Scalar::from_json(input, &v)
+                .map_err(|e| js_error(e.in_context("fill_value ", |e| e)))?,
         };
         let (name, config) = codec_name_and_config(this).map_err(js_error)?;
         let codec = ArrayCodec::new(name, config, input)
@@ -208,6 +214,7 @@ impl ArrayToArrayCodec {
         Ok(Self {
             codec,
             input,
+            len: chunk_len,
             encoded_fill,
             decode,
         })
@@ -233,7 +240,7 @@ impl ArrayToArrayCodec {
 
     /// Encodes a typed array of the input type; returns a typed array of the encoded type.
     pub fn encode(&self, data: &JsValue) -> Result<JsValue, JsValue> {
-        let bytes = typed_array_bytes(data, self.input)?;
+        let bytes = self.chunk_bytes(data, self.input)?;
         let values = ArrayData::from_le_bytes(self.input, &bytes).map_err(js_error)?;
         let out = self.codec.encode(&values).map_err(js_error)?;
         Ok(to_typed_array(&out))
@@ -242,21 +249,47 @@ impl ArrayToArrayCodec {
     /// Decodes a typed array of the encoded type back to the input type.
     pub fn decode(&self, data: &JsValue) -> Result<JsValue, JsValue> {
         let encoded = self.codec.encoded_type();
+        if let DecodeMode::PassThrough = self.decode {
+            // The fused decode after this codec has produced the chunk: only its length is
+            // checked, without copying it into wasm memory.
+            let len = Reflect::get(data, &"length".into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(-1.0);
+            self.check_len(len as usize)?;
+            return Ok(data.clone());
+        }
+        let bytes = self.chunk_bytes(data, encoded)?;
         match &self.decode {
             DecodeMode::PassThrough => Ok(data.clone()),
             DecodeMode::Fused(fused) => {
-                let bytes = typed_array_bytes(data, encoded)?;
-                let len = bytes.len() / encoded.size();
-                let out = fused.decode(&bytes, len).map_err(js_error)?;
+                let out = fused.decode(&bytes, self.len).map_err(js_error)?;
                 Ok(to_typed_array(&out))
             }
             DecodeMode::Codec => {
-                let bytes = typed_array_bytes(data, encoded)?;
                 let values = ArrayData::from_le_bytes(encoded, &bytes).map_err(js_error)?;
                 let out = self.codec.decode(&values).map_err(js_error)?;
                 Ok(to_typed_array(&out))
             }
         }
+    }
+
+    /// A chunk's element bytes, refusing a chunk whose length is not the chunk shape's.
+    fn chunk_bytes(&self, data: &JsValue, dtype: DataType) -> Result<Vec<u8>, JsValue> {
+        let bytes = typed_array_bytes(data, dtype)?;
+        self.check_len(bytes.len() / dtype.size())?;
+        Ok(bytes)
+    }
+
+    fn check_len(&self, actual: usize) -> Result<(), JsValue> {
+        if actual != self.len {
+            return Err(js_error(Error::ChunkLength {
+                what: "elements",
+                expected: self.len,
+                actual,
+            }));
+        }
+        Ok(())
     }
 }
 
@@ -401,5 +434,190 @@ impl ZfpCodec {
     pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
         let out = self.zfp.decode(bytes).map_err(js_error)?;
         Ok(to_typed_array(&out))
+    }
+}
+
+/// The address in wasm memory of a chunk's first value, for a JavaScript view of it.
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
+fn data_address(data: &ArrayData) -> usize {
+    match data {
+        ArrayData::Int8(v) => v.as_ptr() as usize,
+        ArrayData::Int16(v) => v.as_ptr() as usize,
+        ArrayData::Int32(v) => v.as_ptr() as usize,
+        ArrayData::Int64(v) => v.as_ptr() as usize,
+        ArrayData::UInt8(v) => v.as_ptr() as usize,
+        ArrayData::UInt16(v) => v.as_ptr() as usize,
+        ArrayData::UInt32(v) => v.as_ptr() as usize,
+        ArrayData::UInt64(v) => v.as_ptr() as usize,
+        ArrayData::Float16(v) => v.as_ptr() as usize,
+        ArrayData::Float32(v) => v.as_ptr() as usize,
+        ArrayData::Float64(v) => v.as_ptr() as usize,
+    }
+}
+
+/// An array's zarr.json read exactly: its chunk reader, or why this path does not run it.
+#[cfg(not(feature = "zfp-module"))]
+fn open_reader(zarr_json: &str) -> Result<(Value, Result<ChunkReader, String>), JsValue> {
+    let meta = parse_json(zarr_json, "zarr.json")?;
+    let opened = crate::layout::open(&meta).map_err(js_error)?;
+    let reader = match opened {
+        crate::layout::Opened::Layout(layout) => Ok(ChunkReader::new(*layout)),
+        crate::layout::Opened::Unsupported(reason) => Err(reason),
+    };
+    Ok((meta, reader))
+}
+
+#[cfg(not(feature = "zfp-module"))]
+fn unsupported(reason: &str) -> JsValue {
+    js_error(Error::InvalidMetadata {
+        message: format!("this array is read through zarrita ({reason})"),
+    })
+}
+
+/// zarr.json with integers beyond 2^53 in the fill value and codec configurations as decimal
+/// strings, so that `JSON.parse` keeps them exact.
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
+#[wasm_bindgen(js_name = exactMetadataJson)]
+pub fn exact_metadata_json(zarr_json: &str) -> Result<String, JsValue> {
+    let meta = parse_json(zarr_json, "zarr.json")?;
+    Ok(crate::layout::exact_for_javascript(&meta).to_string())
+}
+
+/// The package's read and write path for one array, built from its zarr.json text (so 64-bit
+/// integers in it are exact): decodes boxes of stored chunks a tile at a time into wasm
+/// memory, from where JavaScript places them into the output; encodes whole chunks.
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
+#[wasm_bindgen]
+pub struct ArrayReader {
+    reader: Result<ChunkReader, String>,
+}
+
+#[cfg(not(any(feature = "zfp-module", feature = "packing-module")))]
+#[wasm_bindgen]
+impl ArrayReader {
+    #[wasm_bindgen(constructor)]
+    pub fn new(zarr_json: &str) -> Result<ArrayReader, JsValue> {
+        let (_, reader) = open_reader(zarr_json)?;
+        Ok(Self { reader })
+    }
+
+    /// Why this array is not read on this path (`undefined` when it is).
+    #[wasm_bindgen(getter)]
+    pub fn fallback(&self) -> Option<String> {
+        self.reader.as_ref().err().cloned()
+    }
+
+    fn inner(&mut self) -> Result<&mut ChunkReader, JsValue> {
+        self.reader.as_mut().map_err(|reason| unsupported(reason))
+    }
+
+    /// Shapes, chunk keys, bytes -> bytes codecs, shard index, fill bytes (JSON text).
+    #[wasm_bindgen(getter, js_name = layoutJson)]
+    pub fn layout_json(&mut self) -> Result<String, JsValue> {
+        Ok(self.inner()?.layout.to_json().to_string())
+    }
+
+    /// One stored (inner) chunk and the box of it to read; returns the box's size.
+    #[wasm_bindgen(js_name = setChunk)]
+    pub fn set_chunk(&mut self, stored: Vec<u8>, region: &[u32]) -> Result<usize, JsValue> {
+        self.inner()?.set_chunk(stored, region).map_err(js_error)
+    }
+
+    /// Decodes the box's elements `from .. from + n`; returns their address in wasm memory.
+    #[wasm_bindgen(js_name = decodeTile)]
+    pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<usize, JsValue> {
+        let tile = self.inner()?.decode_tile(from, n).map_err(js_error)?;
+        Ok(data_address(tile))
+    }
+
+    /// A whole chunk's stored bytes (before bytes -> bytes codecs) -> a typed array.
+    #[wasm_bindgen(js_name = decodeChunk)]
+    pub fn decode_chunk(&mut self, stored: &[u8]) -> Result<JsValue, JsValue> {
+        let out = self.inner()?.layout.chain.decode(stored).map_err(js_error)?;
+        Ok(to_typed_array(&out))
+    }
+
+    /// A typed array of a whole chunk -> its stored bytes (before bytes -> bytes codecs).
+    /// Nothing is returned unless every element encodes.
+    #[wasm_bindgen(js_name = encodeChunk)]
+    pub fn encode_chunk(&mut self, values: &JsValue) -> Result<Vec<u8>, JsValue> {
+        let chain = &self.inner()?.layout.chain;
+        let bytes = typed_array_bytes(values, chain.data_type())?;
+        let data = ArrayData::from_le_bytes(chain.data_type(), &bytes).map_err(js_error)?;
+        chain.encode(&data).map_err(js_error)
+    }
+}
+
+/// `ArrayReader`'s decoded twin, for `getDecoded`: each tile is decoded as the array's
+/// attributes ask (missing values to NaN, CF scale_factor and add_offset) into float64 before
+/// JavaScript places it.
+#[cfg(feature = "packing-module")]
+#[wasm_bindgen]
+pub struct DecodedReader {
+    reader: Result<ChunkReader, String>,
+    mask: crate::missing::MaskAndScale,
+    decoded: Vec<f64>,
+}
+
+#[cfg(feature = "packing-module")]
+#[wasm_bindgen]
+impl DecodedReader {
+    #[wasm_bindgen(constructor)]
+    pub fn new(zarr_json: &str) -> Result<DecodedReader, JsValue> {
+        let (meta, reader) = open_reader(zarr_json)?;
+        let dtype = DataType::from_json(meta.get("data_type").unwrap_or(&Value::Null));
+        let mask = match (&reader, dtype) {
+            (Ok(r), _) => r.layout.data_type(),
+            (Err(_), Ok(dtype)) => dtype,
+            (Err(reason), Err(_)) => return Err(unsupported(reason)),
+        };
+        let attributes = meta.get("attributes").unwrap_or(&Value::Null);
+        let mask =
+            crate::missing::MaskAndScale::from_attributes(mask, attributes).map_err(js_error)?;
+        Ok(Self {
+            reader,
+            mask,
+            decoded: Vec::new(),
+        })
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn fallback(&self) -> Option<String> {
+        self.reader.as_ref().err().cloned()
+    }
+
+    fn inner(&mut self) -> Result<&mut ChunkReader, JsValue> {
+        self.reader.as_mut().map_err(|reason| unsupported(reason))
+    }
+
+    #[wasm_bindgen(getter, js_name = layoutJson)]
+    pub fn layout_json(&mut self) -> Result<String, JsValue> {
+        Ok(self.inner()?.layout.to_json().to_string())
+    }
+
+    /// The fill value, decoded (what a missing chunk reads as).
+    #[wasm_bindgen(getter, js_name = decodedFill)]
+    pub fn decoded_fill(&mut self) -> Result<f64, JsValue> {
+        let fill = self.inner()?.layout.fill_value();
+        let out = self
+            .mask
+            .decode(&ArrayData::filled(fill, 1))
+            .map_err(js_error)?;
+        Ok(out.first().copied().unwrap_or(f64::NAN))
+    }
+
+    #[wasm_bindgen(js_name = setChunk)]
+    pub fn set_chunk(&mut self, stored: Vec<u8>, region: &[u32]) -> Result<usize, JsValue> {
+        self.inner()?.set_chunk(stored, region).map_err(js_error)
+    }
+
+    /// Decodes and then masks and scales the box's elements `from .. from + n` into float64;
+    /// returns their address in wasm memory.
+    #[wasm_bindgen(js_name = decodeTile)]
+    pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<usize, JsValue> {
+        let reader = self.reader.as_mut().map_err(|reason| unsupported(reason))?;
+        let tile = reader.decode_tile(from, n).map_err(js_error)?;
+        self.decoded = self.mask.decode(tile).map_err(js_error)?;
+        Ok(self.decoded.as_ptr() as usize)
     }
 }

@@ -286,10 +286,14 @@ fn parse_scalar_map(
         let entry = |k: &Value, v: &Value| -> Result<(Scalar, Scalar)> {
             let parse = |x: &Value, dt: DataType, side: &str| {
                 Scalar::from_json(dt, x).map_err(|e| {
-                    Error::config(
-                        CODEC,
-                        format!("scalar_map {name} {side} {x} is not representable in {dt}: {e}"),
-                    )
+                    e.in_context(&format!("cast_value scalar_map {name} {side} "), |e| {
+                        Error::config(
+                            CODEC,
+                            format!(
+                                "scalar_map {name} {side} {x} is not representable in {dt}: {e}"
+                            ),
+                        )
+                    })
                 })
             };
             Ok((parse(k, from, "key")?, parse(v, to, "value")?))

@@ -11,9 +11,9 @@ use super::bytes::{check_byte_length, Bytes, Endian};
 use super::cast_value::{cast_error, widen_keys, IntSource, Settings};
 use super::scale_offset::decode_float;
 use super::ArrayCodec;
-use crate::array::{ArrayData, Element};
+use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::float::Float;
 
 #[derive(Debug, Clone)]
@@ -26,6 +26,8 @@ pub struct FusedDecode {
     out_of_range: Option<zarr_cast_value::OutOfRangeMode>,
     /// (offset, scale) of a scale_offset that is not the identity.
     scale_offset: Option<(Scalar, Scalar)>,
+    /// For 8-bit stored types, every stored value's decoded value.
+    table: Option<Table>,
 }
 
 impl FusedDecode {
@@ -46,7 +48,7 @@ impl FusedDecode {
         if cast.target().is_float() {
             return None;
         }
-        Some(Self {
+        let mut fused = Self {
             stored: cast.target(),
             output: array,
             endian: bytes.endian(),
@@ -54,46 +56,78 @@ impl FusedDecode {
             rounding: cast.rounding(),
             out_of_range: cast.out_of_range(),
             scale_offset,
-        })
+            table: None,
+        };
+        fused.table = Table::build(&fused);
+        Some(fused)
     }
 
     pub fn decode(&self, bytes: &[u8], len: usize) -> Result<ArrayData> {
         check_byte_length(bytes.len(), len, self.stored)?;
-        if self.stored.is_float() {
-            return Err(Error::InvalidMetadata {
-                message: format!("no fused decode from {}", self.stored),
-            });
-        }
-        let out = match self.output {
-            DataType::Float32 => self.decode_to::<f32>(bytes).map(f32::into_array),
-            _ => self.decode_to::<f64>(bytes).map(f64::into_array),
+        let mut out = ArrayData::filled(self.output.default_scalar(), 0);
+        self.decode_into(bytes, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes stored bytes (a whole number of elements) into `out`, which is replaced by the
+    /// values and reuses its allocation when it already holds the output type.
+    pub fn decode_into(&self, bytes: &[u8], out: &mut ArrayData) -> Result<()> {
+        let result = match (self.output, out) {
+            (DataType::Float32, ArrayData::Float32(v)) => self.decode_to::<f32>(bytes, v),
+            (DataType::Float64, ArrayData::Float64(v)) => self.decode_to::<f64>(bytes, v),
+            (DataType::Float32, slot) => {
+                let mut v = Vec::new();
+                let r = self.decode_to::<f32>(bytes, &mut v);
+                *slot = ArrayData::Float32(v);
+                r
+            }
+            (_, slot) => {
+                let mut v = Vec::new();
+                let r = self.decode_to::<f64>(bytes, &mut v);
+                *slot = ArrayData::Float64(v);
+                r
+            }
         };
-        out.map_err(|e| cast_error(&e, self.stored, self.output))
+        result.map_err(|e| cast_error(&e, self.stored, self.output))
     }
 
     /// Stored integers are widened to int64 (uint64 stays) before the engine, as
     /// [`super::cast_value::cast_array`] does: its int -> float rules depend only on the value.
-    fn decode_to<F>(&self, bytes: &[u8]) -> Result<Vec<F>, CastError>
+    fn decode_to<F>(&self, bytes: &[u8], out: &mut Vec<F>) -> Result<(), CastError>
+    where
+        F: Float + zarr_cast_value::CastFloat + Default + TableOf,
+        i64: zarr_cast_value::CastInto<F>,
+        u64: zarr_cast_value::CastInto<F>,
+    {
+        out.clear();
+        if let Some(table) = F::table(&self.table) {
+            lookup(table, bytes, out);
+            return Ok(());
+        }
+        self.decode_blocks::<F>(bytes, out)
+    }
+
+    fn decode_blocks<F>(&self, bytes: &[u8], out: &mut Vec<F>) -> Result<(), CastError>
     where
         F: Float + zarr_cast_value::CastFloat + Default,
         i64: zarr_cast_value::CastInto<F>,
         u64: zarr_cast_value::CastInto<F>,
     {
         match self.stored {
-            DataType::Int8 => self.run::<i64, F>(bytes, widen::<i8, i64>),
-            DataType::Int16 => self.run::<i64, F>(bytes, widen::<i16, i64>),
-            DataType::Int32 => self.run::<i64, F>(bytes, widen::<i32, i64>),
-            DataType::Int64 => self.run::<i64, F>(bytes, widen::<i64, i64>),
-            DataType::UInt8 => self.run::<i64, F>(bytes, widen::<u8, i64>),
-            DataType::UInt16 => self.run::<i64, F>(bytes, widen::<u16, i64>),
-            DataType::UInt32 => self.run::<i64, F>(bytes, widen::<u32, i64>),
-            DataType::UInt64 => self.run::<u64, F>(bytes, widen::<u64, u64>),
+            DataType::Int8 => self.run::<i64, F>(bytes, widen::<i8, i64>, out),
+            DataType::Int16 => self.run::<i64, F>(bytes, widen::<i16, i64>, out),
+            DataType::Int32 => self.run::<i64, F>(bytes, widen::<i32, i64>, out),
+            DataType::Int64 => self.run::<i64, F>(bytes, widen::<i64, i64>, out),
+            DataType::UInt8 => self.run::<i64, F>(bytes, widen::<u8, i64>, out),
+            DataType::UInt16 => self.run::<i64, F>(bytes, widen::<u16, i64>, out),
+            DataType::UInt32 => self.run::<i64, F>(bytes, widen::<u32, i64>, out),
+            DataType::UInt64 => self.run::<u64, F>(bytes, widen::<u64, u64>, out),
             // plan() only builds integer stored types.
-            DataType::Float16 | DataType::Float32 | DataType::Float64 => Ok(Vec::new()),
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => Ok(()),
         }
     }
 
-    fn run<W, F>(&self, bytes: &[u8], widen: Widen<W>) -> Result<Vec<F>, CastError>
+    fn run<W, F>(&self, bytes: &[u8], widen: Widen<W>, out: &mut Vec<F>) -> Result<(), CastError>
     where
         W: IntSource + zarr_cast_value::CastInto<F> + Default,
         F: Float + zarr_cast_value::CastFloat + Default,
@@ -120,8 +154,10 @@ impl FusedDecode {
         // element steps for the configured rounding mode), then through scale_offset's decode.
         let mut wide = [W::default(); BLOCK];
         let mut block = [F::default_nan(); BLOCK];
-        let mut decode_block = |stored: &[u8], out: &mut Vec<F>| -> Result<(), CastError> {
-            let n = stored.len() / self.stored.size();
+        let size = self.stored.size();
+        out.reserve(bytes.len() / size);
+        for stored in bytes.chunks(size * BLOCK) {
+            let n = stored.len() / size;
             let (wide, block) = (&mut wide[..n], &mut block[..n]);
             widen(stored, self.endian, wide);
             convert_slice_int_to_float(wide, block, &config)?;
@@ -131,22 +167,61 @@ impl FusedDecode {
                 }
             }
             out.extend_from_slice(block);
-            Ok(())
-        };
-        let size = self.stored.size();
-        if size == 1 {
-            // Every stored value, decoded once by the same steps.
-            let all: [u8; 256] = std::array::from_fn(|b| b as u8);
-            let mut table = Vec::with_capacity(256);
-            decode_block(&all, &mut table)?;
-            let table: [F; 256] = table.try_into().unwrap_or([F::default_nan(); 256]);
-            return Ok(lookup(&table, bytes));
         }
-        let mut out = Vec::with_capacity(bytes.len() / size);
-        for chunk in bytes.chunks(size * BLOCK) {
-            decode_block(chunk, &mut out)?;
+        Ok(())
+    }
+}
+
+/// Every stored value of an 8-bit type decoded once, by the same steps as the block loop.
+#[derive(Debug, Clone)]
+enum Table {
+    F32(Box<[f32; 256]>),
+    F64(Box<[f64; 256]>),
+}
+
+impl Table {
+    fn build(fused: &FusedDecode) -> Option<Table> {
+        if fused.stored.size() != 1 {
+            return None;
         }
-        Ok(out)
+        let all: [u8; 256] = std::array::from_fn(|b| b as u8);
+        // A stored value that cannot decode leaves no table: the block loop then reports it
+        // only if it occurs.
+        match fused.output {
+            DataType::Float32 => {
+                let mut v = Vec::with_capacity(256);
+                fused.decode_blocks::<f32>(&all, &mut v).ok()?;
+                Some(Table::F32(v.into_boxed_slice().try_into().ok()?))
+            }
+            _ => {
+                let mut v = Vec::with_capacity(256);
+                fused.decode_blocks::<f64>(&all, &mut v).ok()?;
+                Some(Table::F64(v.into_boxed_slice().try_into().ok()?))
+            }
+        }
+    }
+}
+
+/// The table of an output type, if the fused decode has one.
+trait TableOf: Sized {
+    fn table(table: &Option<Table>) -> Option<&[Self; 256]>;
+}
+
+impl TableOf for f32 {
+    fn table(table: &Option<Table>) -> Option<&[f32; 256]> {
+        match table {
+            Some(Table::F32(t)) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl TableOf for f64 {
+    fn table(table: &Option<Table>) -> Option<&[f64; 256]> {
+        match table {
+            Some(Table::F64(t)) => Some(t),
+            _ => None,
+        }
     }
 }
 
@@ -162,11 +237,12 @@ pub(crate) fn widen<I: ReadInt + Into<W>, W>(bytes: &[u8], endian: Endian, out: 
     }
 }
 
-/// `table[b]` for every byte `b`, reading the bytes eight at a time as one word (in wasm about
-/// 30% faster than a byte at a time).
-fn lookup<F: Copy + Default>(table: &[F; 256], bytes: &[u8]) -> Vec<F> {
-    let mut out = vec![F::default(); bytes.len()];
-    let mut outs = out.chunks_exact_mut(8);
+/// `table[b]` for every byte `b`, appended to `out`, reading the bytes eight at a time as one
+/// word (in wasm about 30% faster than a byte at a time).
+fn lookup<F: Copy + Default>(table: &[F; 256], bytes: &[u8], out: &mut Vec<F>) {
+    let start = out.len();
+    out.resize(start + bytes.len(), F::default());
+    let mut outs = out[start..].chunks_exact_mut(8);
     let mut ins = bytes.chunks_exact(8);
     for (o, i) in (&mut outs).zip(&mut ins) {
         let Ok(word) = <[u8; 8]>::try_from(i) else {
@@ -185,7 +261,6 @@ fn lookup<F: Copy + Default>(table: &[F; 256], bytes: &[u8]) -> Vec<F> {
     for (o, &b) in outs.into_remainder().iter_mut().zip(ins.remainder()) {
         *o = table[usize::from(b)];
     }
-    out
 }
 
 /// Reads one integer from its stored bytes.

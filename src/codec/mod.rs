@@ -6,6 +6,7 @@
 pub mod bytes;
 pub mod cast_value;
 mod fused;
+pub mod region;
 pub mod scale_offset;
 #[cfg(feature = "zfp")]
 pub mod zfp;
@@ -219,8 +220,10 @@ impl Chain {
         })?;
         let fill_value = match fill_value {
             Value::Null => data_type.default_scalar(),
-            v => Scalar::from_json(data_type, v).map_err(|e| Error::InvalidMetadata {
-                message: format!("fill_value: {e}"),
+            v => Scalar::from_json(data_type, v).map_err(|e| {
+                e.in_context("fill_value ", |e| Error::InvalidMetadata {
+                    message: format!("fill_value: {e}"),
+                })
             })?,
         };
         let len = chunk_len(chunk_shape, data_type.size())?;

@@ -33,10 +33,12 @@ impl ScaleOffset {
                 None => Ok((None, Scalar::from_json(dtype, &Value::from(default))?)),
                 Some(v @ (Value::Number(_) | Value::String(_) | Value::Bool(_))) => {
                     let scalar = Scalar::from_json(dtype, v).map_err(|e| {
-                        Error::config(
-                            CODEC,
-                            format!("{name} {v} is not representable in {dtype}: {e}"),
-                        )
+                        e.in_context(&format!("scale_offset {name} "), |e| {
+                            Error::config(
+                                CODEC,
+                                format!("{name} {v} is not representable in {dtype}: {e}"),
+                            )
+                        })
                     })?;
                     Ok((Some(v.clone()), scalar))
                 }

@@ -1,0 +1,49 @@
+// Opening an array from its zarr.json text with 64-bit integers kept exact. zarrita's
+// zarr.open reads zarr.json with JSON.parse, which rounds integers beyond 2^53; here the wasm
+// reads the text and hands back JSON in which such integers in the fill value and codec
+// configurations are decimal strings, which zarrita passes through untouched and this
+// package's codecs read exactly.
+import * as zarr from "zarrita";
+import { codedError } from "./errors.js";
+import { loadWasm } from "./load.js";
+import { rememberText } from "./read.js";
+
+/** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
+export const exactCodecLists = new WeakSet<object>();
+
+function markExact(codecs: unknown): void {
+  if (!Array.isArray(codecs)) return;
+  exactCodecLists.add(codecs);
+  for (const codec of codecs) {
+    const config = (codec as { configuration?: { codecs?: unknown; index_codecs?: unknown } })?.configuration;
+    if (config) {
+      markExact(config.codecs);
+      markExact(config.index_codecs);
+    }
+  }
+}
+
+/**
+ * Opens the zarr v3 array at `location` (a zarrita Location or a store) as zarr.open.v3 does,
+ * but from zarr.json's text with its 64-bit integers exact: the zarrita array it returns
+ * carries exact fill values and codec configurations, so it reads and writes exactly through
+ * zarr.get / zarr.set with `registerCodecs()` as well as through this package's get and set.
+ */
+export async function open<Store extends zarr.Readable>(
+  location: zarr.Location<Store> | Store,
+): Promise<zarr.Array<zarr.DataType, Store>> {
+  const loc = location instanceof zarr.Location ? location : zarr.root(location as Store);
+  const store = loc.store as unknown as { get(key: string): Promise<Uint8Array | undefined> };
+  const bytes = await store.get(loc.resolve("zarr.json").path);
+  if (!bytes) return zarr.open.v3(loc, { kind: "array" }) as Promise<zarr.Array<zarr.DataType, Store>>;
+  const text = new TextDecoder().decode(bytes);
+  const wasm = await loadWasm();
+  const meta = JSON.parse(wasm.exactMetadataJson(text)) as { node_type?: string; codecs?: unknown };
+  if (meta.node_type !== "array") {
+    throw codedError("INVALID_METADATA", `${loc.path} is not an array (node_type ${JSON.stringify(meta.node_type)})`);
+  }
+  markExact(meta.codecs);
+  const arr = new zarr.Array(loc.store, loc.path, meta as never) as zarr.Array<zarr.DataType, Store>;
+  rememberText(arr, text);
+  return arr;
+}

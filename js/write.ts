@@ -1,0 +1,226 @@
+// The package's own write path: `set`, a drop-in for zarr.set that checks what it is given
+// before anything is written and writes all or nothing. Each chunk is assembled (read back
+// first where the selection covers only part of it), encoded by the wasm from the exact
+// zarr.json, compressed, and kept in memory; the store sees writes only once every chunk has
+// encoded.
+import * as zarr from "zarrita";
+import { codedError } from "./errors.js";
+import { GzipCodec } from "./gzip.js";
+import { type ArrayAccess, coreAccess, metadataText, type Selection, type TypedArray, typedArrayFor } from "./read.js";
+import { type Box, planSelection, type Plan } from "./select.js";
+import { cOrderStrides } from "./strides.js";
+
+type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
+type Scalar = number | bigint | boolean;
+export interface ChunkValue {
+  data: TypedArray;
+  shape: number[];
+  stride: number[];
+}
+
+const INT_RANGES: Record<string, [bigint, bigint]> = {
+  int8: [-(2n ** 7n), 2n ** 7n - 1n], int16: [-(2n ** 15n), 2n ** 15n - 1n],
+  int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint8: [0n, 2n ** 8n - 1n], uint16: [0n, 2n ** 16n - 1n], uint32: [0n, 2n ** 32n - 1n], uint64: [0n, 2n ** 64n - 1n],
+};
+
+/** A scalar as one value of the array's type; integers must be exact and in range. */
+function scalarArray(dataType: string, value: unknown): TypedArray {
+  const Ctor = typedArrayFor(dataType);
+  if (!Ctor) throw codedError("UNSUPPORTED_DATA_TYPE", `no typed array for ${dataType} here`);
+  const range = INT_RANGES[dataType];
+  const wide = dataType === "int64" || dataType === "uint64";
+  if (range) {
+    const ok =
+      (wide ? typeof value === "bigint" : typeof value === "number" && Number.isInteger(value)) &&
+      BigInt(value as number | bigint) >= range[0] &&
+      BigInt(value as number | bigint) <= range[1];
+    if (!ok) {
+      const want = wide ? "a bigint" : "an integer number";
+      throw codedError("WRONG_ARRAY_TYPE", `a ${dataType} array takes ${want} in [${range[0]}, ${range[1]}], got ${String(value)} (${typeof value})`);
+    }
+  } else if (typeof value !== "number") {
+    throw codedError("WRONG_ARRAY_TYPE", `a ${dataType} array takes a number, got ${typeof value}`);
+  }
+  const out = new Ctor(1);
+  out[0] = value as never;
+  return out;
+}
+
+/** Checks a value for `set` against the array's type and the selection's shape. */
+function checkValue(dataType: string, plan: Plan, value: unknown): ChunkValue | TypedArray {
+  if (typeof value !== "object" || value === null) return scalarArray(dataType, value);
+  const Ctor = typedArrayFor(dataType);
+  const { data, shape, stride } = value as Partial<ChunkValue>;
+  const name = (data as object | undefined)?.constructor?.name ?? typeof data;
+  if (!Ctor || !data || data.constructor !== Ctor) {
+    throw codedError("WRONG_ARRAY_TYPE", `a ${dataType} array is written from a ${Ctor?.name ?? "typed array"}, got ${name}`);
+  }
+  if (!Array.isArray(shape) || shape.length !== plan.shape.length || shape.some((d, i) => d !== plan.shape[i])) {
+    throw codedError("SHAPE_MISMATCH", `the selection has shape [${plan.shape}] but the value has shape [${shape}]`);
+  }
+  const size = shape.reduce((a, b) => a * b, 1);
+  if (data.length !== size) {
+    throw codedError("CHUNK_LENGTH", `the value's shape [${shape}] holds ${size} values but its data has ${data.length}`);
+  }
+  if (!Array.isArray(stride) || !denseStrides(shape, stride)) {
+    throw codedError(
+      "INVALID_STRIDE",
+      `stride [${stride}] does not lay out shape [${shape}] over ${data.length} values ` +
+        `(C order is [${cOrderStrides(shape)}])`,
+    );
+  }
+  return { data, shape, stride };
+}
+
+/** Whether `stride` lays out `shape` densely, each value once, in some order of the axes. */
+function denseStrides(shape: number[], stride: number[]): boolean {
+  if (stride.length !== shape.length || !stride.every((s) => Number.isInteger(s) && s >= 0)) return false;
+  const axes = shape.map((d, i) => ({ d, s: stride[i] })).filter((a) => a.d > 1);
+  axes.sort((a, b) => a.s - b.s);
+  let expected = 1;
+  for (const { d, s } of axes) {
+    if (s !== expected) return false;
+    expected *= d;
+  }
+  return true;
+}
+
+/** Copies the box's part of `value` into a whole chunk's values. */
+function overlay(chunk: TypedArray, chunkShape: number[], box: Box, plan: Plan, value: ChunkValue | TypedArray) {
+  const n = chunkShape.length;
+  const chunkStride = cOrderStrides(chunkShape);
+  // The value's stride per array dimension (0 for dropped ones, and for a scalar).
+  const valueStride = new Array<number>(n).fill(0);
+  if (!ArrayBuffer.isView(value)) {
+    let k = 0;
+    plan.dims.forEach((d, i) => {
+      if (!d.dropped) valueStride[i] = value.stride[k++];
+    });
+  }
+  const data = ArrayBuffer.isView(value) ? value : value.data;
+  const index = new Array<number>(n).fill(0);
+  const last = n - 1;
+  if (n === 0) {
+    chunk[0] = data[0];
+    return;
+  }
+  const counts = box.pieces.map((p) => p.count);
+  for (;;) {
+    let src = 0;
+    let dst = 0;
+    for (let k = 0; k < last; k++) {
+      const p = box.pieces[k];
+      src += (p.outStart + index[k]) * valueStride[k];
+      dst += (p.first + index[k] * p.step) * chunkStride[k];
+    }
+    const p = box.pieces[last];
+    src += p.outStart * valueStride[last];
+    dst += p.first;
+    if (ArrayBuffer.isView(value)) {
+      for (let i = 0; i < p.count; i++) chunk[dst + i * p.step] = data[0];
+    } else if (p.step === 1 && valueStride[last] === 1) {
+      chunk.set(data.subarray(src, src + p.count) as never, dst);
+    } else {
+      for (let i = 0; i < p.count; i++) chunk[dst + i * p.step] = data[src + i * valueStride[last]];
+    }
+    let k = last - 1;
+    while (k >= 0 && ++index[k] === counts[k]) index[k--] = 0;
+    if (k < 0) return;
+  }
+}
+
+/** A bytes -> bytes codec that encodes: the package's gzip, else the registry's. */
+async function encoders(list: { name: string; configuration?: unknown }[]) {
+  const out = [];
+  for (const meta of list) {
+    if (meta.name === "gzip") {
+      out.push(GzipCodec.fromConfig(meta.configuration as never));
+      continue;
+    }
+    const load = zarr.registry.get(meta.name);
+    if (!load) throw new zarr.UnknownCodecError(meta.name);
+    const Codec = (await load()) as unknown as { fromConfig(c: unknown, m?: unknown): { encode(b: Uint8Array): Uint8Array | Promise<Uint8Array> } };
+    out.push(Codec.fromConfig(meta.configuration, {}));
+  }
+  return out;
+}
+
+/** zarr.set run against a staging store, so that it too writes all or nothing. */
+async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown) {
+  const store = arr.store;
+  const staged = new Map<zarr.AbsolutePath, Uint8Array>();
+  const staging: zarr.AsyncMutable = {
+    get: (key: zarr.AbsolutePath, opts?: unknown) =>
+      staged.has(key)
+        ? Promise.resolve(staged.get(key))
+        : (store.get as (k: zarr.AbsolutePath, o?: unknown) => Promise<Uint8Array | undefined>)(key, opts),
+    set: async (key: zarr.AbsolutePath, bytes: Uint8Array) => {
+      staged.set(key, bytes);
+    },
+  };
+  const twin = await zarr.open.v3(new zarr.Location(staging, arr.path), { kind: "array" });
+  await zarr.set(twin as Writable, selection, value as never);
+  for (const [key, bytes] of staged) await store.set(key, bytes);
+}
+
+/**
+ * `zarr.set(arr, selection, value)` on the package's own path, all or nothing: it refuses,
+ * before anything is written, a typed array that is not the array's own type, data whose
+ * length or shape does not match the selection, and a stride that does not lay the data out;
+ * when any chunk fails to encode, it throws and the store is unchanged. Sharded arrays, and
+ * chains this path does not run, are written by zarr.set (through the same staging).
+ */
+export async function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue): Promise<void> {
+  const a = await coreAccess(arr as never);
+  if (typeof a === "string" || a.layout.shard) {
+    const plan = planSelection(selection, arr.shape, arr.chunks);
+    if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
+    return stagedZarrSet(arr, selection, value);
+  }
+  const plan = planSelection(selection, a.layout.shape, a.chunkShape);
+  const checked = checkValue(a.layout.data_type, plan, value);
+  await metadataText(arr);
+  const staged = await encodeBoxes(arr, a, plan, checked);
+  for (const [path, bytes] of staged) await arr.store.set(path, bytes);
+}
+
+async function encodeBoxes(arr: Writable, a: ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js").ArrayReader>>, plan: Plan, value: ChunkValue | TypedArray) {
+  const layout = a.layout;
+  const Ctor = typedArrayFor(layout.data_type)!;
+  const size = a.chunkShape.reduce((x, y) => x * y, 1);
+  const fill = Uint8Array.from(layout.fill_bytes);
+  const codecs = await encoders(layout.codecs);
+  const staged = new Map<zarr.AbsolutePath, Uint8Array>();
+  const key = (coords: number[]) => {
+    const sep = layout.key_separator;
+    return layout.key_v2 ? (coords.length ? coords.join(sep) : "0") : ["c", ...coords].join(sep);
+  };
+  for (const box of plan.boxes) {
+    const path = arr.resolve(key(box.coords)).path;
+    // Whole unless the selection leaves some of the chunk's elements inside the array out.
+    const whole = box.pieces.every((p, k) => {
+      const inArray = Math.min(a.chunkShape[k], layout.shape[k] - box.coords[k] * a.chunkShape[k]);
+      return p.first === 0 && (p.step === 1 || p.count === 1) && p.count === inArray;
+    });
+    let chunk: TypedArray | undefined;
+    if (!whole) {
+      const stored = await arr.store.get(path);
+      if (stored) {
+        let bytes = stored;
+        for (let i = a.compressors.length - 1; i >= 0; i--) bytes = await a.compressors[i].decode(bytes);
+        chunk = a.reader.decodeChunk(bytes) as TypedArray;
+      }
+    }
+    if (!chunk) {
+      const bytes = new Uint8Array(size * Ctor.BYTES_PER_ELEMENT);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = fill[i % fill.length];
+      chunk = new Ctor(bytes.buffer, 0, size);
+    }
+    overlay(chunk, a.chunkShape, box, plan, value);
+    let bytes: Uint8Array = a.reader.encodeChunk(chunk);
+    for (const c of codecs) bytes = await c.encode(bytes);
+    staged.set(path, bytes);
+  }
+  return staged;
+}

@@ -1,0 +1,136 @@
+//! Decoding part of a stored chunk: the elements of a box of the chunk, a tile at a time, so
+//! that a read can place each decoded value straight into its output without decoding whole
+//! chunks into intermediate arrays.
+//!
+//! Every codec this path runs is element-wise (`bytes`, `scale_offset`, `cast_value`), so the
+//! stored elements of the box are gathered and decoded by exactly the steps of a whole-chunk
+//! decode: the same values, bit for bit.
+
+use super::Chain;
+use crate::array::ArrayData;
+use crate::error::{shape_text, Error, Result};
+
+/// One dimension of a box within a chunk: the first index, the step and the number of indices,
+/// in the chunk's own coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub first: usize,
+    pub step: usize,
+    pub count: usize,
+}
+
+impl Chain {
+    /// Checks that `stored` is one whole chunk as the array -> bytes codec stores it, and that
+    /// `region` (one span per dimension) lies inside the chunk. Returns the box's element count.
+    pub fn check_region(&self, stored: &[u8], region: &[Span]) -> Result<usize> {
+        #[cfg(feature = "zfp")]
+        if let super::Serializer::Zfp(_) = &self.serializer {
+            return Err(Error::InvalidMetadata {
+                message: "zfp chunks do not decode in parts".into(),
+            });
+        }
+        super::bytes::check_byte_length(stored.len(), self.len, self.encoded_data_type())?;
+        let shape = &self.chunk_shape;
+        let inside = region.len() == shape.len()
+            && region.iter().zip(shape).all(|(s, &d)| {
+                s.step >= 1
+                    && (s.count == 0
+                        || (s.count - 1)
+                            .checked_mul(s.step)
+                            .and_then(|x| x.checked_add(s.first))
+                            .is_some_and(|last| last < d))
+            });
+        if !inside {
+            return Err(Error::InvalidMetadata {
+                message: format!(
+                    "a selection reaches outside the chunk shape {}",
+                    shape_text(shape)
+                ),
+            });
+        }
+        Ok(region.iter().map(|s| s.count).product())
+    }
+
+    /// Decodes the elements `from .. from + n` of `region` (in C order of the box) of the
+    /// stored chunk into `out`, replacing its values (its allocation is reused when it holds
+    /// the array's type). `gather` is scratch space for the stored bytes of those elements.
+    /// Call [`Chain::check_region`] on the chunk and region first.
+    pub fn decode_region(
+        &self,
+        stored: &[u8],
+        region: &[Span],
+        from: usize,
+        n: usize,
+        gather: &mut Vec<u8>,
+        out: &mut ArrayData,
+    ) -> Result<()> {
+        let size = self.encoded_data_type().size();
+        gather.clear();
+        gather_elements(stored, &self.chunk_shape, region, from, n, size, gather);
+        if let Some(fused) = &self.fused {
+            return fused.decode_into(gather, out);
+        }
+        let values = self.serializer.decode(gather, n)?;
+        *out = self.decode_array(values)?;
+        Ok(())
+    }
+}
+
+/// Appends the stored bytes of the box elements `from .. from + n` to `out`: a contiguous run
+/// of the innermost dimension at a time where its step is 1.
+fn gather_elements(
+    stored: &[u8],
+    shape: &[usize],
+    region: &[Span],
+    from: usize,
+    n: usize,
+    size: usize,
+    out: &mut Vec<u8>,
+) {
+    let Some(last) = region.len().checked_sub(1) else {
+        // A 0-d chunk has one element.
+        if n > 0 {
+            out.extend_from_slice(stored.get(..size).unwrap_or_default());
+        }
+        return;
+    };
+    // C-order strides of the chunk, in elements.
+    let mut strides = vec![1usize; shape.len()];
+    for k in (0..last).rev() {
+        strides[k] = strides[k + 1] * shape[k + 1];
+    }
+    // The box index of element `from`.
+    let mut index = vec![0usize; region.len()];
+    let mut rest = from;
+    for k in (0..region.len()).rev() {
+        let count = region[k].count.max(1);
+        index[k] = rest % count;
+        rest /= count;
+    }
+    let mut left = n;
+    while left > 0 {
+        let base: usize = (0..last)
+            .map(|k| (region[k].first + index[k] * region[k].step) * strides[k])
+            .sum();
+        let span = region[last];
+        let run = left.min(span.count - index[last]);
+        let start = base + span.first + index[last] * span.step;
+        if span.step == 1 {
+            out.extend_from_slice(stored.get(start * size..(start + run) * size).unwrap_or_default());
+        } else {
+            for i in 0..run {
+                let at = (start + i * span.step) * size;
+                out.extend_from_slice(stored.get(at..at + size).unwrap_or_default());
+            }
+        }
+        left -= run;
+        // Next row of the box.
+        index[last] += run;
+        let mut k = last;
+        while k > 0 && index[k] == region[k].count {
+            index[k] = 0;
+            k -= 1;
+            index[k] += 1;
+        }
+    }
+}
