@@ -2,8 +2,15 @@
 // only decodes. Encoding is numcodecs' gzip (fflate, the library zarrita's numcodecs uses),
 // which honours `level`; decoding uses the platform's DecompressionStream (Node >= 18, every
 // current browser), which is native.
-import NumcodecsGzip from "numcodecs/gzip";
 import { codedError } from "./errors.js";
+
+/** numcodecs' gzip, loaded on the first encode (readers never load it). */
+let encoder: Promise<typeof import("numcodecs/gzip").default> | undefined;
+function loadEncoder() {
+  encoder ??= import("numcodecs/gzip").then((m) => m.default);
+  encoder.catch(() => (encoder = undefined));
+  return encoder;
+}
 
 async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   const body = new Blob([bytes as unknown as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip"));
@@ -20,10 +27,9 @@ export const GzipCodec = {
         `invalid gzip configuration ${JSON.stringify(config)}: it takes "level", an integer from 0 to 9`,
       );
     }
-    const inner = new NumcodecsGzip(level);
     return {
       kind: "bytes_to_bytes" as const,
-      encode: (bytes: Uint8Array) => inner.encode(bytes),
+      encode: async (bytes: Uint8Array) => new (await loadEncoder())(level).encode(bytes),
       decode: gunzip,
     };
   },

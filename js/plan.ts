@@ -2,7 +2,10 @@
 // call. The rules live in Rust (src/plan.rs); this file passes data and options across.
 import * as zarr from "zarrita";
 import { loadPacking } from "./load.js";
+import { codedError } from "./errors.js";
+import { open } from "./open.js";
 import { cOrderStrides } from "./strides.js";
+import { set } from "./write.js";
 
 export interface PlanOptions {
   /** The integer type to store ("uint8", "int16", ...); omit it to choose by `max_abs_error`. */
@@ -102,7 +105,8 @@ export interface WritePackedOptions extends PlanOptions {
 
 /**
  * Creates a zarr v3 array at `location` holding `data` (C order, `shape`) packed as planned,
- * and writes it. Needs this package's codecs in zarrita's registry (`registerCodecs()`).
+ * and writes it. Nothing reaches the store until every chunk has encoded; zarr.json is
+ * written last. Returns the array (opened exactly, see `open`) and the plan.
  */
 export async function writePacked<Store extends zarr.Mutable>(
   location: zarr.Location<Store>,
@@ -110,12 +114,24 @@ export async function writePacked<Store extends zarr.Mutable>(
   options: WritePackedOptions,
 ) {
   const { shape, chunkShape, compressors = [], attributes = {}, dimensionNames, ...planOptions } = options;
+  if (!(data instanceof Float32Array || data instanceof Float64Array)) {
+    const name = (data as object | null)?.constructor?.name ?? typeof data;
+    throw codedError("WRONG_ARRAY_TYPE", `writePacked packs a Float32Array or a Float64Array, got ${name}`);
+  }
   const size = shape.reduce((a, b) => a * b, 1);
   if (size !== data.length) {
-    throw new RangeError(`shape [${shape}] holds ${size} values but data has ${data.length}`);
+    throw codedError("CHUNK_LENGTH", `shape [${shape}] holds ${size} values but data has ${data.length}`);
   }
   const plan = await planPacking(data, planOptions);
-  const array = await zarr.create(location, {
+  // The array is created and written in a staging store first.
+  const staged = new Map<zarr.AbsolutePath, Uint8Array>();
+  const staging: zarr.AsyncMutable = {
+    get: async (key: zarr.AbsolutePath) => staged.get(key),
+    set: async (key: zarr.AbsolutePath, bytes: Uint8Array) => {
+      staged.set(key, bytes);
+    },
+  };
+  const twin = await zarr.create(new zarr.Location(staging, location.path), {
     shape,
     chunkShape: chunkShape ?? shape,
     dtype: plan.data_type as "float32" | "float64",
@@ -124,6 +140,10 @@ export async function writePacked<Store extends zarr.Mutable>(
     attributes: { ...plan.attributes, ...attributes },
     dimensionNames,
   });
-  await zarr.set(array, null, { data, shape, stride: cOrderStrides(shape) } as never);
+  await set(twin, null, { data, shape, stride: cOrderStrides(shape) });
+  const metadata = location.resolve("zarr.json").path;
+  for (const [key, bytes] of staged) if (key !== metadata) await location.store.set(key, bytes);
+  await location.store.set(metadata, staged.get(metadata)!);
+  const array = (await open(location as never)) as unknown as zarr.Array<zarr.DataType, Store>;
   return { array, plan };
 }

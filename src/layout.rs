@@ -62,12 +62,17 @@ fn invalid(message: impl Into<String>) -> Error {
 
 /// Reads a zarr v3 array's zarr.json.
 pub fn open(meta: &Value) -> Result<Opened> {
-    let field = |name: &str| meta.get(name).ok_or_else(|| invalid(format!("zarr.json has no {}", quoted(name))));
+    let field = |name: &str| {
+        meta.get(name)
+            .ok_or_else(|| invalid(format!("zarr.json has no {}", quoted(name))))
+    };
     if meta.get("zarr_format").and_then(Value::as_u64) != Some(3) {
         return Ok(Opened::Unsupported("not a zarr v3 array".into()));
     }
     if field("node_type")?.as_str() != Some("array") {
-        return Err(invalid("zarr.json is not an array's (node_type is not \"array\")"));
+        return Err(invalid(
+            "zarr.json is not an array's (node_type is not \"array\")",
+        ));
     }
     let data_type = field("data_type")?;
     match DataType::from_json(data_type) {
@@ -79,7 +84,11 @@ pub fn open(meta: &Value) -> Result<Opened> {
     let shape: Vec<u64> = match field("shape")? {
         Value::Array(dims) => dims
             .iter()
-            .map(|d| d.as_u64().ok_or_else(|| invalid(format!("shape entry {d} is not a non-negative integer"))))
+            .map(|d| {
+                d.as_u64().ok_or_else(|| {
+                    invalid(format!("shape entry {d} is not a non-negative integer"))
+                })
+            })
             .collect::<Result<_>>()?,
         other => return Err(invalid(format!("shape must be a list, got {other}"))),
     };
@@ -91,7 +100,8 @@ pub fn open(meta: &Value) -> Result<Opened> {
         grid.at(&["configuration", "chunk_shape"])
             .ok_or_else(|| invalid("the regular chunk grid has no chunk_shape"))?,
     )?;
-    if grid_chunk_shape.len() != shape.len() || grid_chunk_shape.contains(&0) && !shape.contains(&0) {
+    if grid_chunk_shape.len() != shape.len() || grid_chunk_shape.contains(&0) && !shape.contains(&0)
+    {
         return Err(invalid("the chunk shape does not match the array's shape"));
     }
     let Some(key) = key_encoding(meta.get("chunk_key_encoding"))? else {
@@ -102,7 +112,9 @@ pub fn open(meta: &Value) -> Result<Opened> {
         .as_array()
         .ok_or_else(|| invalid("codecs must be a list"))?;
 
-    let sharding = codecs.iter().position(|c| c.get("name").and_then(Value::as_str) == Some("sharding_indexed"));
+    let sharding = codecs
+        .iter()
+        .position(|c| c.get("name").and_then(Value::as_str) == Some("sharding_indexed"));
     let (chunk_codecs, chunk_shape, shard) = match sharding {
         None => (codecs.as_slice(), grid_chunk_shape.clone(), None),
         Some(0) if codecs.len() == 1 => {
@@ -110,14 +122,22 @@ pub fn open(meta: &Value) -> Result<Opened> {
                 .get("configuration")
                 .ok_or_else(|| invalid("sharding_indexed has no configuration"))?;
             let inner = parse_shape(
-                config.get("chunk_shape").ok_or_else(|| invalid("sharding_indexed has no chunk_shape"))?,
+                config
+                    .get("chunk_shape")
+                    .ok_or_else(|| invalid("sharding_indexed has no chunk_shape"))?,
             )?;
             let divides = inner.len() == grid_chunk_shape.len()
-                && inner.iter().zip(&grid_chunk_shape).all(|(&i, &g)| i > 0 && g % i == 0);
+                && inner
+                    .iter()
+                    .zip(&grid_chunk_shape)
+                    .all(|(&i, &g)| i > 0 && g % i == 0);
             if !divides {
-                return Err(invalid("sharding_indexed's chunk_shape must divide the shard shape"));
+                return Err(invalid(
+                    "sharding_indexed's chunk_shape must divide the shard shape",
+                ));
             }
-            let Some((index_endian, index_compressors)) = index_codecs(config.get("index_codecs"))? else {
+            let Some((index_endian, index_compressors)) = index_codecs(config.get("index_codecs"))?
+            else {
                 return Ok(Opened::Unsupported("shard index codecs".into()));
             };
             let index_at_end = match config.get("index_location").and_then(Value::as_str) {
@@ -193,14 +213,26 @@ fn split_codecs(codecs: &[Value]) -> Result<Option<(Vec<Value>, Vec<Value>)>> {
             _ => return Ok(None),
         }
     }
-    Err(invalid("codecs has no array -> bytes codec (such as bytes)"))
+    // No array -> bytes codec: zarrita (which wrote such arrays with zarr.create) reads them
+    // as little-endian bytes.
+    chain.push(Value::object([
+        ("name", Value::from("bytes")),
+        (
+            "configuration",
+            Value::object([("endian", Value::from("little"))]),
+        ),
+    ]));
+    Ok(Some((chain, Vec::new())))
 }
 
 /// The shard index's codecs: `bytes` (its endian) and then bytes -> bytes codecs.
 fn index_codecs(value: Option<&Value>) -> Result<Option<(Endian, Vec<Value>)>> {
     let default = [Value::object([
         ("name", Value::from("bytes")),
-        ("configuration", Value::object([("endian", Value::from("little"))])),
+        (
+            "configuration",
+            Value::object([("endian", Value::from("little"))]),
+        ),
     ])];
     let list = match value {
         None => &default[..],
@@ -281,7 +313,11 @@ impl ArrayLayout {
                 ("chunk_shape", dims(&s.inner_chunk_shape)),
                 (
                     "index_endian",
-                    Value::from(if s.index_endian == Endian::Big { "big" } else { "little" }),
+                    Value::from(if s.index_endian == Endian::Big {
+                        "big"
+                    } else {
+                        "little"
+                    }),
                 ),
                 ("index_codecs", Value::Array(s.index_compressors.clone())),
                 ("index_at_end", Value::Bool(s.index_at_end)),
@@ -290,7 +326,10 @@ impl ArrayLayout {
         let fill_bytes = self.fill_value().to_le_bytes();
         Value::object([
             ("data_type", Value::from(self.data_type().name())),
-            ("shape", Value::Array(self.shape.iter().map(|&x| Value::from(x)).collect())),
+            (
+                "shape",
+                Value::Array(self.shape.iter().map(|&x| Value::from(x)).collect()),
+            ),
             ("chunk_shape", dims(&self.grid_chunk_shape)),
             ("key_v2", Value::Bool(self.key.v2)),
             ("key_separator", Value::from(self.key.separator.as_str())),
@@ -298,7 +337,12 @@ impl ArrayLayout {
             ("shard", shard),
             (
                 "fill_bytes",
-                Value::Array(fill_bytes.iter().map(|&b| Value::from(u64::from(b))).collect()),
+                Value::Array(
+                    fill_bytes
+                        .iter()
+                        .map(|&b| Value::from(u64::from(b)))
+                        .collect(),
+                ),
             ),
         ])
     }
@@ -333,7 +377,7 @@ impl ChunkReader {
     /// read: `region` holds (first, step, count) for each dimension. Returns the box's size.
     pub fn set_chunk(&mut self, stored: Vec<u8>, region: &[u32]) -> Result<usize> {
         self.count = 0;
-        if region.len() % 3 != 0 {
+        if !region.len().is_multiple_of(3) {
             return Err(invalid("a chunk region needs three numbers per dimension"));
         }
         let spans: Vec<Span> = region

@@ -533,7 +533,12 @@ impl ArrayReader {
     /// A whole chunk's stored bytes (before bytes -> bytes codecs) -> a typed array.
     #[wasm_bindgen(js_name = decodeChunk)]
     pub fn decode_chunk(&mut self, stored: &[u8]) -> Result<JsValue, JsValue> {
-        let out = self.inner()?.layout.chain.decode(stored).map_err(js_error)?;
+        let out = self
+            .inner()?
+            .layout
+            .chain
+            .decode(stored)
+            .map_err(js_error)?;
         Ok(to_typed_array(&out))
     }
 

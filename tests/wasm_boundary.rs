@@ -93,11 +93,11 @@ fn codec_pair_fuses_and_hands_on_encoded_metadata() {
       {"name": "cast_value", "configuration": {"data_type": "uint8",
         "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
       {"name": "bytes"}]"#;
-    let so = ArrayToArrayCodec::new(codecs, 0, "float64", "\"NaN\"").expect("scale_offset");
+    let so = ArrayToArrayCodec::new(codecs, 0, "float64", "\"NaN\"", 3).expect("scale_offset");
     assert!(so.decode_passes_through());
     assert_eq!(so.encoded_data_type(), "float64");
     assert!(so.encoded_fill_value().as_f64().expect("number").is_nan());
-    let cv = ArrayToArrayCodec::new(codecs, 1, "float64", "\"NaN\"").expect("cast_value");
+    let cv = ArrayToArrayCodec::new(codecs, 1, "float64", "\"NaN\"", 3).expect("cast_value");
     assert_eq!(cv.encoded_data_type(), "uint8");
     assert_eq!(cv.encoded_fill_value().as_f64(), Some(0.0));
     // Decoding through the pair, as zarrita calls it (cast_value, then scale_offset), equals
@@ -132,4 +132,46 @@ fn int64_crosses_as_bigint() {
     let mut want = (i64::MAX - 1).to_le_bytes().to_vec();
     want.extend_from_slice(&9007199254740992i64.to_le_bytes());
     assert_eq!(bytes, want);
+}
+
+#[test]
+fn array_to_array_codecs_refuse_chunks_of_the_wrong_length() {
+    let codecs = r#"[
+      {"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}},
+      {"name": "cast_value", "configuration": {"data_type": "uint8",
+        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
+      {"name": "bytes"}]"#;
+    let cv = ArrayToArrayCodec::new(codecs, 1, "float64", "\"NaN\"", 8).expect("cast_value");
+    let so = ArrayToArrayCodec::new(codecs, 0, "float64", "\"NaN\"", 8).expect("scale_offset");
+    for n in [5usize, 9] {
+        let stored = Uint8Array::from(vec![1u8; n].as_slice());
+        let err = cv.decode(&stored.into()).expect_err("wrong length");
+        assert_eq!(error_code(&err), "CHUNK_LENGTH");
+        let values = Float64Array::from(vec![1.0; n].as_slice());
+        let err = so.decode(&values.clone().into()).expect_err("wrong length");
+        assert_eq!(error_code(&err), "CHUNK_LENGTH");
+        let err = so.encode(&values.into()).expect_err("wrong length");
+        assert_eq!(error_code(&err), "CHUNK_LENGTH");
+    }
+    // The instance keeps working.
+    let stored = Uint8Array::from([0u8, 1, 2, 3, 4, 5, 6, 200].as_slice());
+    assert!(cv.decode(&stored.into()).is_ok());
+}
+
+#[test]
+fn floats_beyond_2_53_are_not_read_as_64_bit_integers() {
+    // What JavaScript's exact serializer writes for the number 2^63 (maybe a rounded integer).
+    let meta = r#"{"data_type": "uint64", "fill_value": 0, "chunk_shape": [2],
+      "codecs": [{"name": "scale_offset", "configuration": {"offset": 9.223372036854776e+18}},
+                 {"name": "bytes", "configuration": {"endian": "little"}}]}"#;
+    let err = CodecChain::new(meta).expect_err("inexact");
+    assert_eq!(error_code(&err), "INEXACT_NUMBER");
+    // As a float it is the same double, exactly.
+    let meta = r#"{"data_type": "float64", "fill_value": 9.223372036854776e+18, "chunk_shape": [2],
+      "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}"#;
+    let chain = CodecChain::new(meta).expect("float");
+    assert_eq!(
+        chain.encoded_fill_value().as_f64(),
+        Some(9223372036854775808.0)
+    );
 }

@@ -116,7 +116,11 @@ fn gather_elements(
         let run = left.min(span.count - index[last]);
         let start = base + span.first + index[last] * span.step;
         if span.step == 1 {
-            out.extend_from_slice(stored.get(start * size..(start + run) * size).unwrap_or_default());
+            out.extend_from_slice(
+                stored
+                    .get(start * size..(start + run) * size)
+                    .unwrap_or_default(),
+            );
         } else {
             for i in 0..run {
                 let at = (start + i * span.step) * size;

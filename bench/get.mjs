@@ -1,0 +1,174 @@
+// The package's read path against zarrita, on the design card's case: a 2048 x 2048 float64
+// array stored as uint8 (scale_offset + cast_value, NaN sentinel), 512 x 512 chunks, in an
+// in-memory store; also stored as int16, and as uint8 with gzip. For each, interleaved in one
+// process in a seeded random order per round: zarr.get with zarrita's built-in JS codecs,
+// zarr.get with registerCodecs(), this package's get and getDecoded, and allocating + copying
+// a Float64Array of the output's size (the floor any read that returns a new array pays).
+// Prints medians and ratios, and the share of get's time spent inside the wasm calls;
+// `--json` prints them as JSON. BENCH_ROUNDS sets the rounds (default 30).
+import * as zarr from "zarrita";
+import { get, getDecoded, registerCodecs, set } from "zarr-wasm-codecs";
+import { loadWasm } from "zarr-wasm-codecs";
+
+const N = 2048;
+const CHUNK = 512;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+
+const uint8Codecs = [
+  { name: "scale_offset", configuration: { offset: -10.0, scale: 10.0 } },
+  { name: "cast_value", configuration: { data_type: "uint8", out_of_range: "clamp", scalar_map: { encode: [["NaN", 0]], decode: [[0, "NaN"]] } } },
+  { name: "bytes" },
+];
+const int16Codecs = [
+  { name: "scale_offset", configuration: { offset: 0, scale: 1000 } },
+  { name: "cast_value", configuration: { data_type: "int16", out_of_range: "clamp", scalar_map: { encode: [["NaN", -32768]], decode: [[-32768, "NaN"]] } } },
+  { name: "bytes", configuration: { endian: "little" } },
+];
+const CASES = {
+  "uint8 (design card)": uint8Codecs,
+  "int16": int16Codecs,
+  "uint8 + gzip": [...uint8Codecs, { name: "gzip", configuration: { level: 1 } }],
+};
+
+const meta = (codecs) => ({
+  zarr_format: 3,
+  node_type: "array",
+  shape: [N, N],
+  data_type: "float64",
+  chunk_grid: { name: "regular", configuration: { chunk_shape: [CHUNK, CHUNK] } },
+  chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+  fill_value: "NaN",
+  codecs,
+  attributes: {},
+});
+
+/** A smooth field in [-9.9, 15.4] with noise and a NaN mask (not tuned to any codec). */
+function field() {
+  const data = new Float64Array(N * N);
+  let seed = 1;
+  for (let i = 0; i < N; i++) {
+    for (let j = 0; j < N; j++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      const v = 2.75 + 12 * Math.sin(i / 97) * Math.cos(j / 131) + (seed / 2 ** 32 - 0.5) * 0.5;
+      data[i * N + j] = (i - 1200) ** 2 + (j - 700) ** 2 < 300 ** 2 ? NaN : v;
+    }
+  }
+  return data;
+}
+
+const builtin = new Map(["scale_offset", "cast_value", "gzip"].map((n) => [n, zarr.registry.get(n)]));
+const useBuiltin = () => builtin.forEach((entry, name) => zarr.registry.set(name, entry));
+const open = (store) => zarr.open.v3(zarr.root(store), { kind: "array" });
+
+const input = field();
+const hex = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex");
+let seed = 0x5eed;
+const random = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+};
+const shuffled = (xs) => {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+};
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const wasm = await loadWasm();
+const results = {};
+for (const [name, codecs] of Object.entries(CASES)) {
+  registerCodecs();
+  const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta(codecs)))]]);
+  await set(await open(store), null, { data: input, shape: [N, N], stride: [N, 1] });
+  useBuiltin();
+  const jsArray = await open(store);
+  const jsFirst = await zarr.get(jsArray);
+  registerCodecs();
+  const wasmArray = await open(store);
+  const wasmFirst = await zarr.get(wasmArray);
+  const ourArray = await open(store);
+  const ourFirst = await get(ourArray);
+  const decodedFirst = await getDecoded(ourArray);
+  const same = hex(ourFirst.data) === hex(wasmFirst.data) && hex(decodedFirst.data) === hex(ourFirst.data);
+  let sink = 0;
+  const reads = {
+    zarrita_js: async () => (sink += (await zarr.get(jsArray)).data.length),
+    zarr_get_registerCodecs: async () => (sink += (await zarr.get(wasmArray)).data.length),
+    get: async () => (sink += (await get(ourArray)).data.length),
+    getDecoded: async () => (sink += (await getDecoded(ourArray)).data.length),
+    copy: async () => {
+      const out = new Float64Array(N * N);
+      out.set(jsFirst.data);
+      sink += out.length;
+    },
+  };
+  const runs = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const k of shuffled(Object.keys(reads))) {
+      const t0 = performance.now();
+      await reads[k]();
+      runs[k].push(performance.now() - t0);
+    }
+  }
+  // Time inside the wasm calls of get: the reader's methods timed, in separate rounds.
+  const proto = wasm.ArrayReader.prototype;
+  const inner = { setChunk: proto.setChunk, decodeTile: proto.decodeTile };
+  let inside = 0;
+  for (const key of Object.keys(inner)) {
+    proto[key] = function (...args) {
+      const t0 = performance.now();
+      try {
+        return inner[key].apply(this, args);
+      } finally {
+        inside += performance.now() - t0;
+      }
+    };
+  }
+  const insides = [];
+  const totals = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    inside = 0;
+    const t0 = performance.now();
+    await reads.get();
+    totals.push(performance.now() - t0);
+    insides.push(inside);
+  }
+  Object.assign(proto, inner);
+  const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v)]));
+  results[name] = {
+    median_ms: m,
+    get_vs_zarrita_js: m.zarrita_js / m.get,
+    get_to_copy: m.get / m.copy,
+    getDecoded_vs_zarrita_js: m.zarrita_js / m.getDecoded,
+    getDecoded_to_copy: m.getDecoded / m.copy,
+    get_inside_wasm_ms: median(insides),
+    get_outside_wasm_ms: median(totals) - median(insides),
+    identical_to_zarr_get: same,
+  };
+  if (sink === 0) console.log("");
+}
+
+if (process.argv.includes("--json")) {
+  console.log(JSON.stringify({ shape: [N, N], chunks: [CHUNK, CHUNK], rounds: ROUNDS, results }, null, 2));
+} else {
+  const ms = (x) => `${x.toFixed(2)} ms`.padStart(9);
+  console.log(`${N}x${N} float64 read whole, ${CHUNK}x${CHUNK} chunks, in-memory store, ${ROUNDS} rounds (medians)`);
+  for (const [name, r] of Object.entries(results)) {
+    const m = r.median_ms;
+    console.log(`${name}:`);
+    console.log(`  zarr.get, zarrita's JS codecs   ${ms(m.zarrita_js)}`);
+    console.log(`  zarr.get, registerCodecs()      ${ms(m.zarr_get_registerCodecs)}  ${(m.zarrita_js / m.zarr_get_registerCodecs).toFixed(2)}x zarrita`);
+    console.log(`  get                             ${ms(m.get)}  ${r.get_vs_zarrita_js.toFixed(2)}x zarrita, ${r.get_to_copy.toFixed(2)}x the copy (inside wasm ${r.get_inside_wasm_ms.toFixed(2)} ms, outside ${r.get_outside_wasm_ms.toFixed(2)} ms)`);
+    console.log(`  getDecoded                      ${ms(m.getDecoded)}  ${r.getDecoded_vs_zarrita_js.toFixed(2)}x zarrita, ${r.getDecoded_to_copy.toFixed(2)}x the copy`);
+    console.log(`  allocate + copy Float64Array    ${ms(m.copy)}`);
+    console.log(`  get and getDecoded equal zarr.get bit for bit: ${r.identical_to_zarr_get}`);
+  }
+}
