@@ -5,7 +5,8 @@
 // zarr.get with registerCodecs(), this package's get and getDecoded, and allocating + copying
 // a Float64Array of the output's size (the floor any read that returns a new array pays).
 // Prints medians and ratios, and the share of get's time spent inside the wasm calls;
-// `--json` prints them as JSON. BENCH_ROUNDS sets the rounds (default 30).
+// `--json` prints them as JSON. BENCH_ROUNDS sets the rounds (default 30), after three
+// untimed rounds of each read.
 import * as zarr from "zarrita";
 import { get, getDecoded, registerCodecs, set } from "zarr-wasm-codecs";
 import { loadWasm } from "zarr-wasm-codecs";
@@ -111,6 +112,8 @@ for (const [name, codecs] of Object.entries(CASES)) {
     },
   };
   const runs = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
+  // Untimed rounds first: JIT, wasm memory growth and the first touches of memory.
+  for (let r = 0; r < 3; r++) for (const k of Object.keys(reads)) await reads[k]();
   for (let r = 0; r < ROUNDS; r++) {
     for (const k of shuffled(Object.keys(reads))) {
       const t0 = performance.now();

@@ -26,8 +26,9 @@ pub struct FusedDecode {
     out_of_range: Option<zarr_cast_value::OutOfRangeMode>,
     /// (offset, scale) of a scale_offset that is not the identity.
     scale_offset: Option<(Scalar, Scalar)>,
-    /// For 8-bit stored types, every stored value's decoded value.
-    table: Option<Table>,
+    /// For 8- and 16-bit stored types, every stored value's decoded value: built on first use
+    /// (a 16-bit one only for a large chunk), `None` inside when some value cannot decode.
+    table: std::cell::OnceCell<Option<Table>>,
 }
 
 impl FusedDecode {
@@ -48,7 +49,7 @@ impl FusedDecode {
         if cast.target().is_float() {
             return None;
         }
-        let mut fused = Self {
+        Some(Self {
             stored: cast.target(),
             output: array,
             endian: bytes.endian(),
@@ -56,10 +57,8 @@ impl FusedDecode {
             rounding: cast.rounding(),
             out_of_range: cast.out_of_range(),
             scale_offset,
-            table: None,
-        };
-        fused.table = Table::build(&fused);
-        Some(fused)
+            table: std::cell::OnceCell::new(),
+        })
     }
 
     pub fn decode(&self, bytes: &[u8], len: usize) -> Result<ArrayData> {
@@ -91,6 +90,14 @@ impl FusedDecode {
         result.map_err(|e| cast_error(&e, self.stored, self.output))
     }
 
+    /// Builds the lookup table ahead of tile-sized decodes when the chunks are large enough
+    /// to pay for it (a 16-bit table has 65536 entries).
+    pub(crate) fn prepare(&self, chunk_len: usize) {
+        if self.stored.size() == 1 || (self.stored.size() == 2 && chunk_len >= 65536) {
+            self.table.get_or_init(|| Table::build(self));
+        }
+    }
+
     /// Stored integers are widened to int64 (uint64 stays) before the engine, as
     /// [`super::cast_value::cast_array`] does: its int -> float rules depend only on the value.
     fn decode_to<F>(&self, bytes: &[u8], out: &mut Vec<F>) -> Result<(), CastError>
@@ -100,11 +107,19 @@ impl FusedDecode {
         u64: zarr_cast_value::CastInto<F>,
     {
         out.clear();
-        if let Some(table) = F::table(&self.table) {
-            lookup(table, bytes, out);
-            return Ok(());
+        let table = match self.stored.size() {
+            1 => self.table.get_or_init(|| Table::build(self)).as_ref(),
+            // 65536 entries pay for themselves only over chunks as large.
+            2 if bytes.len() >= 2 * 65536 => self.table.get_or_init(|| Table::build(self)).as_ref(),
+            2 => self.table.get().and_then(Option::as_ref),
+            _ => None,
+        };
+        match (F::table(table), self.stored.size()) {
+            (Some(t), 1) => lookup(t, bytes, out),
+            (Some(t), _) => lookup16(t, bytes, self.endian, out),
+            (None, _) => return self.decode_blocks::<F>(bytes, out),
         }
-        self.decode_blocks::<F>(bytes, out)
+        Ok(())
     }
 
     fn decode_blocks<F>(&self, bytes: &[u8], out: &mut Vec<F>) -> Result<(), CastError>
@@ -172,31 +187,43 @@ impl FusedDecode {
     }
 }
 
-/// Every stored value of an 8-bit type decoded once, by the same steps as the block loop.
+/// Every stored value of an 8- or 16-bit type decoded once, by the same steps as the block
+/// loop, indexed by the stored integer's bits.
 #[derive(Debug, Clone)]
 enum Table {
-    F32(Box<[f32; 256]>),
-    F64(Box<[f64; 256]>),
+    F32(Box<[f32]>),
+    F64(Box<[f64]>),
 }
 
 impl Table {
     fn build(fused: &FusedDecode) -> Option<Table> {
-        if fused.stored.size() != 1 {
+        let size = fused.stored.size();
+        if size > 2 {
             return None;
         }
-        let all: [u8; 256] = std::array::from_fn(|b| b as u8);
+        // Every bit pattern, laid out as the chunk stores it.
+        let count = 1usize << (8 * size);
+        let mut all = Vec::with_capacity(count * size);
+        for bits in 0..count {
+            let bits = bits as u16;
+            match (size, fused.endian) {
+                (1, _) => all.push(bits as u8),
+                (_, Endian::Little) => all.extend_from_slice(&bits.to_le_bytes()),
+                (_, Endian::Big) => all.extend_from_slice(&bits.to_be_bytes()),
+            }
+        }
         // A stored value that cannot decode leaves no table: the block loop then reports it
         // only if it occurs.
         match fused.output {
             DataType::Float32 => {
-                let mut v = Vec::with_capacity(256);
+                let mut v = Vec::with_capacity(count);
                 fused.decode_blocks::<f32>(&all, &mut v).ok()?;
-                Some(Table::F32(v.into_boxed_slice().try_into().ok()?))
+                Some(Table::F32(v.into_boxed_slice()))
             }
             _ => {
-                let mut v = Vec::with_capacity(256);
+                let mut v = Vec::with_capacity(count);
                 fused.decode_blocks::<f64>(&all, &mut v).ok()?;
-                Some(Table::F64(v.into_boxed_slice().try_into().ok()?))
+                Some(Table::F64(v.into_boxed_slice()))
             }
         }
     }
@@ -204,11 +231,11 @@ impl Table {
 
 /// The table of an output type, if the fused decode has one.
 trait TableOf: Sized {
-    fn table(table: &Option<Table>) -> Option<&[Self; 256]>;
+    fn table(table: Option<&Table>) -> Option<&[Self]>;
 }
 
 impl TableOf for f32 {
-    fn table(table: &Option<Table>) -> Option<&[f32; 256]> {
+    fn table(table: Option<&Table>) -> Option<&[f32]> {
         match table {
             Some(Table::F32(t)) => Some(t),
             _ => None,
@@ -217,7 +244,7 @@ impl TableOf for f32 {
 }
 
 impl TableOf for f64 {
-    fn table(table: &Option<Table>) -> Option<&[f64; 256]> {
+    fn table(table: Option<&Table>) -> Option<&[f64]> {
         match table {
             Some(Table::F64(t)) => Some(t),
             _ => None,
@@ -225,7 +252,18 @@ impl TableOf for f64 {
     }
 }
 
-/// Elements widened and decoded per step of the fused loop (and the 8-bit table's size).
+/// The stored values of 16-bit types, looked up in their table.
+fn lookup16<F: Copy + Default>(table: &[F], bytes: &[u8], endian: Endian, out: &mut Vec<F>) {
+    out.extend(bytes.chunks_exact(2).map(|b| {
+        let bits = match endian {
+            Endian::Little => u16::from_le_bytes([b[0], b[1]]),
+            Endian::Big => u16::from_be_bytes([b[0], b[1]]),
+        };
+        table.get(usize::from(bits)).copied().unwrap_or_default()
+    }));
+}
+
+/// Elements widened and decoded per step of the fused loop.
 const BLOCK: usize = 256;
 
 /// Reads stored integers into a block of their widened values.
@@ -239,7 +277,10 @@ pub(crate) fn widen<I: ReadInt + Into<W>, W>(bytes: &[u8], endian: Endian, out: 
 
 /// `table[b]` for every byte `b`, appended to `out`, reading the bytes eight at a time as one
 /// word (in wasm about 30% faster than a byte at a time).
-fn lookup<F: Copy + Default>(table: &[F; 256], bytes: &[u8], out: &mut Vec<F>) {
+fn lookup<F: Copy + Default>(table: &[F], bytes: &[u8], out: &mut Vec<F>) {
+    let Ok(table) = <&[F; 256]>::try_from(table) else {
+        return;
+    };
     let start = out.len();
     out.resize(start + bytes.len(), F::default());
     let mut outs = out[start..].chunks_exact_mut(8);

@@ -48,6 +48,9 @@ impl Chain {
                 ),
             });
         }
+        if let Some(fused) = &self.fused {
+            fused.prepare(self.len);
+        }
         Ok(region.iter().map(|s| s.count).product())
     }
 
