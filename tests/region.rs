@@ -1,0 +1,233 @@
+//! Decoding boxes of a chunk a tile at a time (the read path of `get`) gives exactly the
+//! values of a whole-chunk decode at those positions, for fused and codec-by-codec chains;
+//! zarr.json layouts; float literals beyond 2^53 are not read as 64-bit integers.
+
+use proptest::prelude::*;
+use zarr_wasm_codecs::codec::region::Span;
+use zarr_wasm_codecs::json::parse;
+use zarr_wasm_codecs::layout::{exact_for_javascript, open, Opened};
+use zarr_wasm_codecs::{ArrayData, Chain, DataType, Scalar};
+
+const CHAINS: &[&str] = &[
+    // Fused, 8-bit table.
+    r#"{"data_type": "float64", "fill_value": "NaN", "chunk_shape": [5, 7, 3], "codecs": [
+      {"name": "scale_offset", "configuration": {"offset": -10, "scale": 10}},
+      {"name": "cast_value", "configuration": {"data_type": "uint8", "out_of_range": "clamp",
+        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
+      {"name": "bytes"}]}"#,
+    // Fused, big-endian 16-bit.
+    r#"{"data_type": "float32", "fill_value": 0, "chunk_shape": [300, 300], "codecs": [
+      {"name": "scale_offset", "configuration": {"offset": 0, "scale": 100}},
+      {"name": "cast_value", "configuration": {"data_type": "int16", "out_of_range": "clamp"}},
+      {"name": "bytes", "configuration": {"endian": "big"}}]}"#,
+    // Codec by codec.
+    r#"{"data_type": "int32", "fill_value": 3, "chunk_shape": [6, 9], "codecs": [
+      {"name": "scale_offset", "configuration": {"offset": 3, "scale": 2}},
+      {"name": "bytes", "configuration": {"endian": "little"}}]}"#,
+    r#"{"data_type": "float64", "fill_value": 0, "chunk_shape": [11], "codecs": [
+      {"name": "bytes", "configuration": {"endian": "big"}}]}"#,
+];
+
+fn chain(i: usize) -> Chain {
+    Chain::from_metadata(&parse(CHAINS[i]).expect("json")).expect("chain")
+}
+
+/// The element bits of a chunk's values.
+fn bits(data: &ArrayData) -> Vec<u64> {
+    (0..data.len())
+        .map(|i| {
+            let s = data.get(i).expect("element");
+            let b = s.to_le_bytes();
+            let mut w = [0u8; 8];
+            w[..b.len()].copy_from_slice(&b);
+            u64::from_le_bytes(w)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn boxes_decode_as_the_whole_chunk_does(
+        which in 0..CHAINS.len(),
+        seed in any::<u64>(),
+        picks in proptest::collection::vec((0usize..400, 1usize..4, 1usize..400), 3),
+        tile in 1usize..700,
+    ) {
+        let chain = chain(which);
+        let shape = chain.chunk_shape().to_vec();
+        let size = chain.encoded_data_type().size();
+        let mut state = seed | 1;
+        let stored: Vec<u8> = (0..chain.len() * size)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Mostly small codes, so that casts and scale_offset stay in range.
+                if which == 2 { (state % 7) as u8 & if state % 2 == 0 { 0 } else { 0xff } } else { state as u8 }
+            })
+            .collect();
+        let whole = match chain.decode(&stored) {
+            Ok(w) => w,
+            Err(_) => return Ok(()),
+        };
+        let region: Vec<Span> = shape
+            .iter()
+            .zip(&picks)
+            .map(|(&d, &(first, step, count))| {
+                let first = first % d;
+                let count = 1 + (count - 1) % ((d - first).div_ceil(step));
+                Span { first, step, count }
+            })
+            .collect();
+        let n = chain.check_region(&stored, &region).expect("region");
+        let mut gather = Vec::new();
+        let mut out = ArrayData::filled(Scalar::from_i128(DataType::UInt8, 0).expect("0"), 0);
+        let mut got = Vec::new();
+        let mut from = 0;
+        while from < n {
+            let k = tile.min(n - from);
+            chain.decode_region(&stored, &region, from, k, &mut gather, &mut out).expect("tile");
+            prop_assert_eq!(out.len(), k);
+            got.extend(bits(&out));
+            from += k;
+        }
+        // The same positions of the whole chunk, C order.
+        let all = bits(&whole);
+        let strides: Vec<usize> = (0..shape.len()).map(|k| shape[k + 1..].iter().product()).collect();
+        let mut want = Vec::new();
+        let counts: Vec<usize> = region.iter().map(|s| s.count).collect();
+        for flat in 0..n {
+            let mut rest = flat;
+            let mut at = 0;
+            for k in (0..shape.len()).rev() {
+                let i = rest % counts[k];
+                rest /= counts[k];
+                at += (region[k].first + i * region[k].step) * strides[k];
+            }
+            want.push(all[at]);
+        }
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn boxes_outside_the_chunk_and_stored_chunks_of_the_wrong_length_are_refused() {
+    let chain = chain(0);
+    let stored = vec![1u8; chain.len()];
+    let outside = [
+        Span {
+            first: 4,
+            step: 1,
+            count: 2,
+        },
+        Span {
+            first: 0,
+            step: 1,
+            count: 1,
+        },
+        Span {
+            first: 0,
+            step: 1,
+            count: 1,
+        },
+    ];
+    assert_eq!(
+        chain.check_region(&stored, &outside).unwrap_err().code(),
+        "INVALID_METADATA"
+    );
+    let fine = [
+        Span {
+            first: 4,
+            step: 1,
+            count: 1,
+        },
+        Span {
+            first: 0,
+            step: 3,
+            count: 3,
+        },
+        Span {
+            first: 2,
+            step: 1,
+            count: 1,
+        },
+    ];
+    assert_eq!(chain.check_region(&stored, &fine).expect("inside"), 3);
+    for len in [chain.len() - 1, chain.len() + 1] {
+        assert_eq!(
+            chain
+                .check_region(&vec![1u8; len], &fine)
+                .unwrap_err()
+                .code(),
+            "CHUNK_LENGTH"
+        );
+    }
+}
+
+#[test]
+fn sharded_layouts_and_fallbacks() {
+    let meta = |codecs: &str| {
+        parse(&format!(
+            r#"{{"zarr_format": 3, "node_type": "array", "shape": [37, 53], "data_type": "float64",
+            "chunk_grid": {{"name": "regular", "configuration": {{"chunk_shape": [32, 32]}}}},
+            "chunk_key_encoding": {{"name": "default", "configuration": {{"separator": "/"}}}},
+            "fill_value": "NaN", "codecs": {codecs}}}"#
+        ))
+        .expect("json")
+    };
+    let sharded = meta(
+        r#"[{"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 16],
+          "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip", "configuration": {"level": 1}}],
+          "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+          "index_location": "start"}}]"#,
+    );
+    let Opened::Layout(layout) = open(&sharded).expect("open") else {
+        panic!("sharded arrays are read in place");
+    };
+    let shard = layout.shard.as_ref().expect("shard");
+    assert_eq!(shard.inner_chunk_shape, [16, 16]);
+    assert!(!shard.index_at_end);
+    assert_eq!(layout.chain.chunk_shape(), [16, 16]);
+    assert_eq!(layout.compressors.len(), 1);
+    for codecs in [
+        r#"[{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#,
+        r#"[{"name": "zfp", "configuration": {"mode": "reversible"}}]"#,
+    ] {
+        assert!(
+            matches!(open(&meta(codecs)).expect("open"), Opened::Unsupported(_)),
+            "{codecs}"
+        );
+    }
+}
+
+#[test]
+fn integers_beyond_2_53_stay_exact_for_javascript_and_floats_there_are_not_integers() {
+    let meta = parse(
+        r#"{"fill_value": 9007199254740993, "codecs": [{"name": "scale_offset",
+          "configuration": {"offset": -9223372036854775808, "scale": 9007199254740991}}],
+          "attributes": {"big": 9007199254740993}}"#,
+    )
+    .expect("json");
+    assert_eq!(
+        exact_for_javascript(&meta).to_string(),
+        r#"{"attributes":{"big":9007199254740993},"codecs":[{"configuration":{"offset":"-9223372036854775808","scale":9007199254740991},"name":"scale_offset"}],"fill_value":"9007199254740993"}"#
+    );
+    let float = parse("9.007199254740992e15").expect("json");
+    let err = Scalar::from_json(DataType::Int64, &float).unwrap_err();
+    assert_eq!(err.code(), "INEXACT_NUMBER");
+    assert_eq!(
+        Scalar::from_json(DataType::Float64, &float)
+            .expect("float")
+            .as_f64(),
+        Some(9007199254740992.0)
+    );
+    // Below 2^53 an integral float is still an integer, as the reference reads it.
+    let small = parse("9.007199254740991e15").expect("json");
+    assert_eq!(
+        Scalar::from_json(DataType::Int64, &small)
+            .expect("int")
+            .as_i128(),
+        Some(9007199254740991)
+    );
+}
