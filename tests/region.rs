@@ -2,6 +2,8 @@
 //! values of a whole-chunk decode at those positions, for fused and codec-by-codec chains;
 //! zarr.json layouts; float literals beyond 2^53 are not read as 64-bit integers.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use proptest::prelude::*;
 use zarr_wasm_codecs::codec::region::Span;
 use zarr_wasm_codecs::json::parse;
