@@ -10,6 +10,7 @@
 import * as zarr from "zarrita";
 import { get, getDecoded, registerCodecs, set } from "zarr-wasm-codecs";
 import { loadWasm } from "zarr-wasm-codecs";
+import { median, seededShuffle } from "./util.mjs";
 
 const N = 2048;
 const CHUNK = 512;
@@ -63,25 +64,7 @@ const open = (store) => zarr.open.v3(zarr.root(store), { kind: "array" });
 
 const input = field();
 const hex = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex");
-let seed = 0x5eed;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-};
-const shuffled = (xs) => {
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-};
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+const shuffled = seededShuffle(0x5eed);
 
 const wasm = await loadWasm();
 const results = {};

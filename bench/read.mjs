@@ -10,6 +10,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import * as zarr from "zarrita";
 import { registerCodecs } from "zarr-wasm-codecs";
+import { median, seededShuffle } from "./util.mjs";
 
 const N = 2048;
 const CHUNK = 512;
@@ -141,21 +142,7 @@ const faults = Object.fromEntries(names.map((k) => [k, []]));
 // just before a read (its garbage still to collect, the memory it freed) changes the read's cost,
 // and a fixed or rotated order would always put the same read after zarrita's JS codecs, which
 // leave the most garbage.
-let seed = 0x5eed;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-};
-const shuffled = (xs) => {
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-};
+const shuffled = seededShuffle(0x5eed);
 for (let r = 0; r < ROUNDS; r++) {
   for (const k of shuffled(names)) {
     collect();
@@ -167,10 +154,6 @@ for (let r = 0; r < ROUNDS; r++) {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const result = {
   shape: [N, N],
   chunks: [CHUNK, CHUNK],

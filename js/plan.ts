@@ -5,7 +5,7 @@ import { loadPacking } from "./load.js";
 import { codedError } from "./errors.js";
 import { open } from "./open.js";
 import { cOrderStrides } from "./strides.js";
-import { set } from "./write.js";
+import { set, stagingStore } from "./write.js";
 
 export interface PlanOptions {
   /** The integer type to store ("uint8", "int16", ...); omit it to choose by `max_abs_error`. */
@@ -124,13 +124,7 @@ export async function writePacked<Store extends zarr.Mutable>(
   }
   const plan = await planPacking(data, planOptions);
   // The array is created and written in a staging store first.
-  const staged = new Map<zarr.AbsolutePath, Uint8Array>();
-  const staging: zarr.AsyncMutable = {
-    get: async (key: zarr.AbsolutePath) => staged.get(key),
-    set: async (key: zarr.AbsolutePath, bytes: Uint8Array) => {
-      staged.set(key, bytes);
-    },
-  };
+  const { store: staging, staged } = stagingStore();
   const twin = await zarr.create(new zarr.Location(staging, location.path), {
     shape,
     chunkShape: chunkShape ?? shape,

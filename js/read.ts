@@ -171,13 +171,15 @@ export const decodedAccess = cached(async (arr) => {
   return access(arr, (text) => new wasm.DecodedReader(text), memoryOf(wasm));
 });
 
-function chunkKey(layout: Layout, coords: number[]): string {
+/** The store key of a chunk (or shard) at `coords`, relative to the array. */
+export function chunkKey(layout: Layout, coords: number[]): string {
   const sep = layout.key_separator;
   if (layout.key_v2) return coords.length ? coords.join(sep) : "0";
   return ["c", ...coords].join(sep);
 }
 
-async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Promise<Uint8Array> {
+/** Undoes bytes -> bytes codecs, last first. */
+export async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Promise<Uint8Array> {
   for (let i = codecs.length - 1; i >= 0; i--) bytes = await codecs[i].decode(bytes);
   return bytes;
 }
@@ -230,6 +232,13 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
   };
 }
 
+/** `length` values of `Out`, each the value whose bytes are `fill` (bit for bit, NaN payloads too). */
+export function filled(Out: TypedArrayCtor, fill: Uint8Array, length: number): TypedArray {
+  const bytes = new Uint8Array(length * Out.BYTES_PER_ELEMENT);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = fill[i % fill.length];
+  return new Out(bytes.buffer, 0, length);
+}
+
 /** Values per tile: large enough to amortise a call, small enough to stay in cache. */
 const TILE_BYTES = 64 * 1024;
 
@@ -252,11 +261,7 @@ async function readInto<R extends TileReader>(
   const tileLength = Math.max(1, Math.floor(TILE_BYTES / Out.BYTES_PER_ELEMENT));
   let fillRow: TypedArray | undefined;
   const fillRun = (start: number, length: number) => {
-    if (!fillRow) {
-      const bytes = new Uint8Array(tileLength * Out.BYTES_PER_ELEMENT);
-      for (let i = 0; i < bytes.length; i++) bytes[i] = fill[i % fill.length];
-      fillRow = new Out(bytes.buffer, 0, tileLength);
-    }
+    fillRow ??= filled(Out, fill, tileLength);
     for (let done = 0; done < length; done += tileLength) {
       out.set(fillRow.subarray(0, Math.min(tileLength, length - done)) as never, start + done);
     }

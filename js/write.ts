@@ -6,7 +6,16 @@
 import * as zarr from "zarrita";
 import { codedError } from "./errors.js";
 import { GzipCodec } from "./gzip.js";
-import { type ArrayAccess, coreAccess, metadataText, type Selection, type TypedArray, typedArrayFor } from "./read.js";
+import {
+  type ArrayAccess,
+  chunkKey,
+  coreAccess,
+  decodeBytes,
+  filled,
+  type Selection,
+  type TypedArray,
+  typedArrayFor,
+} from "./read.js";
 import { type Box, planSelection, type Plan } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
@@ -146,22 +155,28 @@ async function encoders(list: { name: string; configuration?: unknown }[]) {
   return out;
 }
 
-/** zarr.set run against a staging store, so that it too writes all or nothing. */
-async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown) {
-  const store = arr.store;
+/**
+ * A store that keeps writes in memory (reads see them, and fall through to `base` for the
+ * rest), for writes that must reach the real store all at once or not at all.
+ */
+export function stagingStore(base?: zarr.Readable) {
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
-  const staging: zarr.AsyncMutable = {
-    get: (key: zarr.AbsolutePath, opts?: unknown) =>
-      staged.has(key)
-        ? Promise.resolve(staged.get(key))
-        : (store.get as (k: zarr.AbsolutePath, o?: unknown) => Promise<Uint8Array | undefined>)(key, opts),
+  const get = base?.get as ((k: zarr.AbsolutePath, o?: unknown) => Promise<Uint8Array | undefined>) | undefined;
+  const store: zarr.AsyncMutable = {
+    get: async (key: zarr.AbsolutePath, opts?: unknown) => (staged.has(key) ? staged.get(key) : get?.call(base, key, opts)),
     set: async (key: zarr.AbsolutePath, bytes: Uint8Array) => {
       staged.set(key, bytes);
     },
   };
-  const twin = await zarr.open.v3(new zarr.Location(staging, arr.path), { kind: "array" });
+  return { store, staged };
+}
+
+/** zarr.set run against a staging store, so that it too writes all or nothing. */
+async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown) {
+  const { store, staged } = stagingStore(arr.store);
+  const twin = await zarr.open.v3(new zarr.Location(store, arr.path), { kind: "array" });
   await zarr.set(twin as Writable, selection, value as never);
-  for (const [key, bytes] of staged) await store.set(key, bytes);
+  for (const [key, bytes] of staged) await arr.store.set(key, bytes);
 }
 
 /**
@@ -180,7 +195,6 @@ export async function set(arr: Writable, selection: Selection, value: Scalar | C
   }
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
   const checked = checkValue(a.layout.data_type, plan, value);
-  await metadataText(arr);
   const staged = await encodeBoxes(arr, a, plan, checked);
   for (const [path, bytes] of staged) await arr.store.set(path, bytes);
 }
@@ -192,12 +206,8 @@ async function encodeBoxes(arr: Writable, a: ArrayAccess<InstanceType<typeof imp
   const fill = Uint8Array.from(layout.fill_bytes);
   const codecs = await encoders(layout.codecs);
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
-  const key = (coords: number[]) => {
-    const sep = layout.key_separator;
-    return layout.key_v2 ? (coords.length ? coords.join(sep) : "0") : ["c", ...coords].join(sep);
-  };
   for (const box of plan.boxes) {
-    const path = arr.resolve(key(box.coords)).path;
+    const path = arr.resolve(chunkKey(layout, box.coords)).path;
     // Whole unless the selection leaves some of the chunk's elements inside the array out.
     const whole = box.pieces.every((p, k) => {
       const inArray = Math.min(a.chunkShape[k], layout.shape[k] - box.coords[k] * a.chunkShape[k]);
@@ -206,17 +216,9 @@ async function encodeBoxes(arr: Writable, a: ArrayAccess<InstanceType<typeof imp
     let chunk: TypedArray | undefined;
     if (!whole) {
       const stored = await arr.store.get(path);
-      if (stored) {
-        let bytes = stored;
-        for (let i = a.compressors.length - 1; i >= 0; i--) bytes = await a.compressors[i].decode(bytes);
-        chunk = a.reader.decodeChunk(bytes) as TypedArray;
-      }
+      if (stored) chunk = a.reader.decodeChunk(await decodeBytes(a.compressors, stored)) as TypedArray;
     }
-    if (!chunk) {
-      const bytes = new Uint8Array(size * Ctor.BYTES_PER_ELEMENT);
-      for (let i = 0; i < bytes.length; i++) bytes[i] = fill[i % fill.length];
-      chunk = new Ctor(bytes.buffer, 0, size);
-    }
+    chunk ??= filled(Ctor, fill, size);
     overlay(chunk, a.chunkShape, box, plan, value);
     let bytes: Uint8Array = a.reader.encodeChunk(chunk);
     for (const c of codecs) bytes = await c.encode(bytes);

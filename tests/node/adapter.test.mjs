@@ -2,7 +2,7 @@
 // (tests/node/fixtures, made by fixtures/generate.py): reads must give zarr-python's values bit
 // for bit, and writes must give zarr-python's chunk files byte for byte.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { test } from "node:test";
@@ -13,6 +13,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 
 import { CODEC_NAMES, registerCodecs } from "zarr-wasm-codecs";
+import { filesUnder } from "./files.mjs";
 
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8"));
@@ -28,16 +29,6 @@ const hex = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength)
 async function openFixture(name) {
   const store = new FileSystemStore(storeDir(name));
   return zarr.open.v3(zarr.root(store), { kind: "array" });
-}
-
-function filesUnder(dir) {
-  const out = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
-    else out.push(path);
-  }
-  return out;
 }
 
 test("registerCodecs replaces zarrita's built-in scale_offset and cast_value, and adds zfp", () => {

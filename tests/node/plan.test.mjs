@@ -3,7 +3,7 @@
 // make.mjs) read back in zarr-python (read.py recorded it) within each plan's stated bound, with
 // NaN and the infinities through their sentinels.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
@@ -14,18 +14,12 @@ import { planPacking, registerCodecs, writePacked } from "zarr-wasm-codecs";
 
 import { CASES } from "./fixtures/plan/cases.mjs";
 import { makeStores } from "./fixtures/plan/make.mjs";
+import { filesUnder } from "./files.mjs";
 
 registerCodecs();
 
 const fixtures = fileURLToPath(new URL("./fixtures/plan/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8"));
-
-function filesUnder(dir) {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 /** Checks `back` against `data` as a plan promises: within the bound, sentinels kept. */
 function assertWithinPlan(data, back, plan, label) {

@@ -5,7 +5,7 @@
 // selections, and bad input is refused with a code, leaving the store as it was.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 
 import { createChain, get, getDecoded, open, registerCodecs, set, setAtomic, writePacked } from "zarr-wasm-codecs";
+import { filesUnder } from "./files.mjs";
 
 registerCodecs();
 
@@ -27,16 +28,6 @@ const CTORS = {
   uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
   float32: Float32Array, float64: Float64Array,
 };
-
-function filesUnder(dir) {
-  const out = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
-    else out.push(path);
-  }
-  return out;
-}
 
 /** An in-memory copy of a store directory. */
 function memoryCopy(dir) {
