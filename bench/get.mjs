@@ -3,7 +3,9 @@
 // in-memory store; also stored as int16, and as uint8 with gzip. For each, interleaved in one
 // process in a seeded random order per round: zarr.get with zarrita's built-in JS codecs,
 // zarr.get with registerCodecs(), this package's get and getDecoded, and allocating + copying
-// a Float64Array of the output's size (the floor any read that returns a new array pays).
+// a Float64Array of the output's size, and allocating + filling one (the floor any read that
+// returns a new array pays on one thread). Then getDecoded on an int16 array with CF
+// attributes against zarr.get plus a JavaScript mask-and-scale loop.
 // Prints medians and ratios, and the share of get's time spent inside the wasm calls;
 // `--json` prints them as JSON. BENCH_ROUNDS sets the rounds (default 30), after three
 // untimed rounds of each read.
@@ -93,6 +95,13 @@ for (const [name, codecs] of Object.entries(CASES)) {
       out.set(jsFirst.data);
       sink += out.length;
     },
+    // The floor of any read that returns a new array on one thread: allocating the output
+    // and writing every value once (no source to read).
+    fill: async () => {
+      const out = new Float64Array(N * N);
+      out.fill(0.5);
+      sink += out.length;
+    },
   };
   const runs = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
   // Untimed rounds first: JIT, wasm memory growth and the first touches of memory.
@@ -135,9 +144,62 @@ for (const [name, codecs] of Object.entries(CASES)) {
     get_to_copy: m.get / m.copy,
     getDecoded_vs_zarrita_js: m.zarrita_js / m.getDecoded,
     getDecoded_to_copy: m.getDecoded / m.copy,
+    zarrita_js_to_fill: m.zarrita_js / m.fill,
+    get_to_fill: m.get / m.fill,
     get_inside_wasm_ms: median(insides),
     get_outside_wasm_ms: median(totals) - median(insides),
     identical_to_zarr_get: same,
+  };
+  if (sink === 0) console.log("");
+}
+
+// getDecoded with something to decode: the same values stored as a plain int16 array with
+// xarray's CF attributes (scale_factor 0.001, _FillValue -32768), against zarr.get of the
+// int16 array followed by the JavaScript loop a zarrita user would write (NaN where the fill
+// value is, then value * scale_factor + add_offset in float64, as xarray does).
+{
+  const cfMeta = {
+    ...meta([{ name: "bytes", configuration: { endian: "little" } }]),
+    data_type: "int16",
+    fill_value: -32768,
+    attributes: { scale_factor: 0.001, add_offset: 0, _FillValue: -32768 },
+  };
+  const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(cfMeta))]]);
+  const packed = Int16Array.from(input, (v) => (Number.isNaN(v) ? -32768 : Math.round(v * 1000)));
+  await set(await open(store), null, { data: packed, shape: [N, N], stride: [N, 1] });
+  const arr = await open(store);
+  const zarritaDecoded = async () => {
+    const raw = await zarr.get(arr);
+    const out = new Float64Array(raw.data.length);
+    for (let i = 0; i < out.length; i++) out[i] = raw.data[i] === -32768 ? NaN : raw.data[i] * 0.001 + 0;
+    return out;
+  };
+  const same = hex(await zarritaDecoded()) === hex((await getDecoded(arr)).data);
+  let sink = 0;
+  const reads = {
+    zarrita_js: async () => (sink += (await zarritaDecoded()).length),
+    getDecoded: async () => (sink += (await getDecoded(arr)).data.length),
+    copy: async () => {
+      const out = new Float64Array(N * N);
+      out.set(input);
+      sink += out.length;
+    },
+  };
+  const runs = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
+  for (let r = 0; r < 3; r++) for (const k of Object.keys(reads)) await reads[k]();
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const k of shuffled(Object.keys(reads))) {
+      const t0 = performance.now();
+      await reads[k]();
+      runs[k].push(performance.now() - t0);
+    }
+  }
+  const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v)]));
+  results["int16 + CF attributes (getDecoded)"] = {
+    median_ms: m,
+    getDecoded_vs_zarrita_js: m.zarrita_js / m.getDecoded,
+    getDecoded_to_copy: m.getDecoded / m.copy,
+    identical_to_zarrita_js_decode: same,
   };
   if (sink === 0) console.log("");
 }
@@ -149,12 +211,21 @@ if (process.argv.includes("--json")) {
   console.log(`${N}x${N} float64 read whole, ${CHUNK}x${CHUNK} chunks, in-memory store, ${ROUNDS} rounds (medians)`);
   for (const [name, r] of Object.entries(results)) {
     const m = r.median_ms;
+    if (!("get" in m)) {
+      console.log(`${name}:`);
+      console.log(`  zarr.get + JS mask and scale    ${ms(m.zarrita_js)}`);
+      console.log(`  getDecoded                      ${ms(m.getDecoded)}  ${r.getDecoded_vs_zarrita_js.toFixed(2)}x zarrita, ${r.getDecoded_to_copy.toFixed(2)}x the copy`);
+      console.log(`  allocate + copy Float64Array    ${ms(m.copy)}`);
+      console.log(`  getDecoded equals the JS decode bit for bit: ${r.identical_to_zarrita_js_decode}`);
+      continue;
+    }
     console.log(`${name}:`);
     console.log(`  zarr.get, zarrita's JS codecs   ${ms(m.zarrita_js)}`);
     console.log(`  zarr.get, registerCodecs()      ${ms(m.zarr_get_registerCodecs)}  ${(m.zarrita_js / m.zarr_get_registerCodecs).toFixed(2)}x zarrita`);
     console.log(`  get                             ${ms(m.get)}  ${r.get_vs_zarrita_js.toFixed(2)}x zarrita, ${r.get_to_copy.toFixed(2)}x the copy (inside wasm ${r.get_inside_wasm_ms.toFixed(2)} ms, outside ${r.get_outside_wasm_ms.toFixed(2)} ms)`);
     console.log(`  getDecoded                      ${ms(m.getDecoded)}  ${r.getDecoded_vs_zarrita_js.toFixed(2)}x zarrita, ${r.getDecoded_to_copy.toFixed(2)}x the copy`);
     console.log(`  allocate + copy Float64Array    ${ms(m.copy)}`);
+    console.log(`  allocate + fill Float64Array    ${ms(m.fill)}  (zarrita / fill = ${r.zarrita_js_to_fill.toFixed(2)}x: the most any one-thread read can gain)`);
     console.log(`  get and getDecoded equal zarr.get bit for bit: ${r.identical_to_zarr_get}`);
   }
 }

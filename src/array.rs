@@ -90,9 +90,12 @@ pub trait Element: Copy + Send + Sync + std::fmt::Debug + 'static {
     /// Reads little-endian element bytes (a whole number of elements).
     fn read_le(bytes: &[u8]) -> Vec<Self> {
         let size = std::mem::size_of::<Self>();
-        let mut out = Vec::with_capacity(bytes.len() / size);
-        for c in bytes.chunks_exact(size) {
-            out.push(Self::from_le_slice(c));
+        // Allocated zeroed and written in place: at opt-level "z" a `push` per element is a
+        // call per element.
+        let zero = Self::from_le_slice(&[0; 8][..size]);
+        let mut out = vec![zero; bytes.len() / size];
+        for (o, c) in out.iter_mut().zip(bytes.chunks_exact(size)) {
+            *o = Self::from_le_slice(c);
         }
         out
     }
@@ -111,9 +114,7 @@ macro_rules! impl_element {
             const DTYPE: DataType = DataType::$variant;
             #[inline(always)]
             fn from_le_slice(bytes: &[u8]) -> Self {
-                let mut b = [0u8; $N];
-                b.copy_from_slice(bytes);
-                <$T>::from_le_bytes(b)
+                <$T>::from_le_bytes(bytes.try_into().unwrap_or([0; $N]))
             }
             #[inline(always)]
             fn put_le(self, out: &mut Vec<u8>) {

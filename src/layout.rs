@@ -394,6 +394,17 @@ impl ChunkReader {
         Ok(self.count)
     }
 
+    /// The stored bytes of the box's elements `from .. from + n` (C order), undecoded.
+    pub fn gather_tile(&mut self, from: usize, n: usize) -> Result<&[u8]> {
+        if from.checked_add(n).is_none_or(|end| end > self.count) {
+            return Err(invalid("a tile reaches past the chunk region"));
+        }
+        self.layout
+            .chain
+            .gather_region(&self.stored, &self.region, from, n, &mut self.gather);
+        Ok(&self.gather)
+    }
+
     /// The box's elements `from .. from + n` (C order), decoded to the array's type.
     pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<&ArrayData> {
         if from.checked_add(n).is_none_or(|end| end > self.count) {

@@ -54,6 +54,9 @@ pub struct MaskAndScale {
     missing: Vec<f64>,
     scale_factor: Option<f64>,
     add_offset: Option<f64>,
+    /// For 8- and 16-bit integer types: the decoded value of every bit pattern, built on the
+    /// first large decode.
+    table: std::cell::OnceCell<Box<[f64]>>,
 }
 
 impl MaskAndScale {
@@ -116,6 +119,7 @@ impl MaskAndScale {
             missing,
             scale_factor,
             add_offset,
+            table: std::cell::OnceCell::new(),
         })
     }
 
@@ -126,6 +130,13 @@ impl MaskAndScale {
 
     /// The decoded values: NaN where a value is missing, scaled and offset where asked.
     pub fn decode(&self, data: &ArrayData) -> Result<Vec<f64>> {
+        let mut out = Vec::new();
+        self.decode_into(data, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`MaskAndScale::decode`] into `out`, replacing its values and reusing its allocation.
+    pub fn decode_into(&self, data: &ArrayData, out: &mut Vec<f64>) -> Result<()> {
         if data.data_type() != self.data_type {
             return Err(Error::WrongArrayType {
                 expected: self.data_type.name().into(),
@@ -133,39 +144,123 @@ impl MaskAndScale {
             });
         }
         let working = self.working;
-        let finish = |v: f64| -> f64 {
-            let v = if self.missing.contains(&v) {
-                f64::NAN
-            } else {
-                v
-            };
-            let v = match self.scale_factor {
-                Some(s) => float::mul(v, s),
-                None => v,
-            };
-            match self.add_offset {
-                Some(o) => float::add(v, o),
-                None => v,
+        // `out` is resized, not cleared: a reused buffer is written once, value by value.
+        fn all<T: Copy>(v: &[T], out: &mut Vec<f64>, f: impl Fn(T) -> f64) {
+            out.resize(v.len(), 0.0);
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = f(x);
             }
-        };
-        fn all<T: Copy>(v: &[T], f: impl Fn(T) -> f64) -> Vec<f64> {
-            v.iter().map(|&x| f(x)).collect()
         }
-        Ok(match data {
+        if let Some(table) = self.table(data.len()) {
+            match data {
+                ArrayData::Int8(v) => all(v, out, |x| table[usize::from(x as u8)]),
+                ArrayData::UInt8(v) => all(v, out, |x| table[usize::from(x)]),
+                ArrayData::Int16(v) => all(v, out, |x| table[usize::from(x as u16)]),
+                ArrayData::UInt16(v) => all(v, out, |x| table[usize::from(x)]),
+                _ => {}
+            }
+            return Ok(());
+        }
+        match data {
             // Integers of up to 32 bits convert exactly to either working type.
-            ArrayData::Int8(v) => all(v, |x| finish(f64::from(x))),
-            ArrayData::Int16(v) => all(v, |x| finish(f64::from(x))),
-            ArrayData::Int32(v) => all(v, |x| finish(f64::from(x))),
-            ArrayData::UInt8(v) => all(v, |x| finish(f64::from(x))),
-            ArrayData::UInt16(v) => all(v, |x| finish(f64::from(x))),
-            ArrayData::UInt32(v) => all(v, |x| finish(f64::from(x))),
+            ArrayData::Int8(v) => all(v, out, |x| self.finish(f64::from(x))),
+            ArrayData::Int16(v) => all(v, out, |x| self.finish(f64::from(x))),
+            ArrayData::Int32(v) => all(v, out, |x| self.finish(f64::from(x))),
+            ArrayData::UInt8(v) => all(v, out, |x| self.finish(f64::from(x))),
+            ArrayData::UInt16(v) => all(v, out, |x| self.finish(f64::from(x))),
+            ArrayData::UInt32(v) => all(v, out, |x| self.finish(f64::from(x))),
             // 64-bit integers round to the nearest float64, as numpy converts them.
-            ArrayData::Int64(v) => all(v, |x| finish(rounded_to(working, x as f64))),
-            ArrayData::UInt64(v) => all(v, |x| finish(rounded_to(working, x as f64))),
-            ArrayData::Float16(v) => all(v, |x| finish(float::f16_to_f64(x))),
-            ArrayData::Float32(v) => all(v, |x| finish(float::f32_to_f64(x))),
-            ArrayData::Float64(v) => all(v, finish),
-        })
+            ArrayData::Int64(v) => all(v, out, |x| self.finish(rounded_to(working, x as f64))),
+            ArrayData::UInt64(v) => all(v, out, |x| self.finish(rounded_to(working, x as f64))),
+            ArrayData::Float16(v) => all(v, out, |x| self.finish(float::f16_to_f64(x))),
+            ArrayData::Float32(v) => all(v, out, |x| self.finish(float::f32_to_f64(x))),
+            ArrayData::Float64(v) => all(v, out, |x| self.finish(x)),
+        }
+        Ok(())
+    }
+
+    /// The table of every decoded value, for 8- and 16-bit integer types; built when a decode
+    /// of `len` values is large enough to pay for it (256 or 65536 entries).
+    /// Decodes stored elements of the array's own type straight from their bytes (`little`
+    /// or big endian) into `out`, through the table of every bit pattern. Returns false, and
+    /// leaves `out` alone, where there is no table (types wider than 16 bits, short tiles).
+    pub fn decode_bytes_into(&self, bytes: &[u8], little: bool, out: &mut Vec<f64>) -> bool {
+        let size = self.data_type.size();
+        let Some(table) = self.table(bytes.len() / size.max(1)) else {
+            return false;
+        };
+        out.resize(bytes.len() / size, 0.0);
+        // Fixed-size tables: an index of the pattern's width needs no bounds check.
+        if let Ok(table) = <&[f64; 256]>::try_from(table) {
+            for (o, &b) in out.iter_mut().zip(bytes) {
+                *o = table[usize::from(b)];
+            }
+            return true;
+        }
+        let Ok(table) = <&[f64; 65536]>::try_from(table) else {
+            return false;
+        };
+        // A generic inner loop for each byte order, so the read is inlined (not a call per
+        // element).
+        fn each(
+            table: &[f64; 65536],
+            bytes: &[u8],
+            out: &mut [f64],
+            read: impl Fn([u8; 2]) -> u16,
+        ) {
+            for (o, b) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                *o = table[usize::from(read([b[0], b[1]]))];
+            }
+        }
+        if little {
+            each(table, bytes, out, u16::from_le_bytes);
+        } else {
+            each(table, bytes, out, u16::from_be_bytes);
+        }
+        true
+    }
+
+    /// Whether [`MaskAndScale::decode_bytes_into`] decodes a tile of `len` elements.
+    pub fn decodes_bytes(&self, len: usize) -> bool {
+        self.table(len).is_some()
+    }
+
+    fn table(&self, len: usize) -> Option<&[f64]> {
+        let (count, value): (usize, fn(usize) -> f64) = match self.data_type {
+            DataType::Int8 => (256, |b| f64::from(b as u8 as i8)),
+            DataType::UInt8 => (256, |b| b as f64),
+            DataType::Int16 => (65536, |b| f64::from(b as u16 as i16)),
+            DataType::UInt16 => (65536, |b| b as f64),
+            _ => return None,
+        };
+        if let Some(table) = self.table.get() {
+            return Some(table);
+        }
+        if len < count / 16 {
+            return None;
+        }
+        Some(
+            self.table
+                .get_or_init(|| (0..count).map(|b| self.finish(value(b))).collect()),
+        )
+    }
+
+    /// One value in the working type: NaN if it is missing, then scaled and offset.
+    #[inline(always)]
+    fn finish(&self, v: f64) -> f64 {
+        let v = if self.missing.contains(&v) {
+            f64::NAN
+        } else {
+            v
+        };
+        let v = match self.scale_factor {
+            Some(s) => float::mul(v, s),
+            None => v,
+        };
+        match self.add_offset {
+            Some(o) => float::add(v, o),
+            None => v,
+        }
     }
 }
 
@@ -315,5 +410,42 @@ mod tests {
                 .unwrap()
                 .is_identity()
         );
+    }
+
+    #[test]
+    fn decoding_from_bytes_matches_decoding_the_values() {
+        // The table path from stored bytes (either byte order) against the value path, for
+        // every bit pattern of each 8- and 16-bit type.
+        let attributes = json(r#"{"scale_factor": 0.01, "add_offset": -3.5, "_FillValue": 7}"#);
+        for dtype in [
+            DataType::Int8,
+            DataType::UInt8,
+            DataType::Int16,
+            DataType::UInt16,
+        ] {
+            let d = MaskAndScale::from_attributes(dtype, &attributes).unwrap();
+            let count = 1usize << (8 * dtype.size());
+            // Short tiles take the value path until a table has been built.
+            assert!(!d.decodes_bytes(count / 32));
+            let le: Vec<u8> = (0..count)
+                .flat_map(|b| (b as u16).to_le_bytes()[..dtype.size()].to_vec())
+                .collect();
+            let values = ArrayData::from_le_bytes(dtype, &le).unwrap();
+            let expected = d.decode(&values).unwrap();
+            for little in [true, false] {
+                let bytes = if little {
+                    le.clone()
+                } else {
+                    values.to_be_bytes()
+                };
+                let mut out = vec![1.0; 3];
+                assert!(d.decode_bytes_into(&bytes, little, &mut out));
+                let same = out
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same && out.len() == count, "{dtype:?} little={little}");
+            }
+        }
     }
 }

@@ -621,8 +621,29 @@ impl DecodedReader {
     #[wasm_bindgen(js_name = decodeTile)]
     pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<usize, JsValue> {
         let reader = self.reader.as_mut().map_err(|reason| unsupported(reason))?;
+        // A plain 8- or 16-bit array (`bytes` alone): its stored bytes go through the
+        // decoding table in one pass.
+        if let (Some(endian), true) = (
+            reader.layout.chain.plain_endian(),
+            self.mask.decodes_bytes(n),
+        ) {
+            let little = endian == crate::codec::bytes::Endian::Little;
+            let bytes = reader.gather_tile(from, n).map_err(js_error)?;
+            if self
+                .mask
+                .decode_bytes_into(bytes, little, &mut self.decoded)
+            {
+                return Ok(self.decoded.as_ptr() as usize);
+            }
+        }
         let tile = reader.decode_tile(from, n).map_err(js_error)?;
-        self.decoded = self.mask.decode(tile).map_err(js_error)?;
+        // Float64 values with nothing to mask or scale are their own decoding.
+        if let (true, ArrayData::Float64(values)) = (self.mask.is_identity(), tile) {
+            return Ok(values.as_ptr() as usize);
+        }
+        self.mask
+            .decode_into(tile, &mut self.decoded)
+            .map_err(js_error)?;
         Ok(self.decoded.as_ptr() as usize)
     }
 }

@@ -67,15 +67,39 @@ impl Chain {
         gather: &mut Vec<u8>,
         out: &mut ArrayData,
     ) -> Result<()> {
-        let size = self.encoded_data_type().size();
-        gather.clear();
-        gather_elements(stored, &self.chunk_shape, region, from, n, size, gather);
+        self.gather_region(stored, region, from, n, gather);
         if let Some(fused) = &self.fused {
             return fused.decode_into(gather, out);
         }
         let values = self.serializer.decode(gather, n)?;
         *out = self.decode_array(values)?;
         Ok(())
+    }
+}
+
+impl Chain {
+    /// The stored bytes of the elements `from .. from + n` of `region` (C order of the box),
+    /// into `gather` (replacing what it held). Call [`Chain::check_region`] first.
+    pub fn gather_region(
+        &self,
+        stored: &[u8],
+        region: &[Span],
+        from: usize,
+        n: usize,
+        gather: &mut Vec<u8>,
+    ) {
+        let size = self.encoded_data_type().size();
+        gather.clear();
+        gather_elements(stored, &self.chunk_shape, region, from, n, size, gather);
+    }
+
+    /// The byte order of the stored elements when the chain is `bytes` alone (no array ->
+    /// array codec): its stored bytes are then the array's values themselves.
+    pub fn plain_endian(&self) -> Option<super::bytes::Endian> {
+        match &self.serializer {
+            super::Serializer::Bytes(b) if self.array_codecs.is_empty() => Some(b.endian()),
+            _ => None,
+        }
     }
 }
 
