@@ -12,7 +12,7 @@
 import * as zarr from "zarrita";
 import { get, getDecoded, registerCodecs, set } from "zarr-wasm-codecs";
 import { loadWasm } from "zarr-wasm-codecs";
-import { median, seededShuffle } from "./util.mjs";
+import { designField, median, seededShuffle } from "./util.mjs";
 
 const N = 2048;
 const CHUNK = 512;
@@ -46,25 +46,11 @@ const meta = (codecs) => ({
   attributes: {},
 });
 
-/** A smooth field in [-9.9, 15.4] with noise and a NaN mask (not tuned to any codec). */
-function field() {
-  const data = new Float64Array(N * N);
-  let seed = 1;
-  for (let i = 0; i < N; i++) {
-    for (let j = 0; j < N; j++) {
-      seed = (seed * 1103515245 + 12345) >>> 0;
-      const v = 2.75 + 12 * Math.sin(i / 97) * Math.cos(j / 131) + (seed / 2 ** 32 - 0.5) * 0.5;
-      data[i * N + j] = (i - 1200) ** 2 + (j - 700) ** 2 < 300 ** 2 ? NaN : v;
-    }
-  }
-  return data;
-}
-
 const builtin = new Map(["scale_offset", "cast_value", "gzip"].map((n) => [n, zarr.registry.get(n)]));
 const useBuiltin = () => builtin.forEach((entry, name) => zarr.registry.set(name, entry));
 const open = (store) => zarr.open.v3(zarr.root(store), { kind: "array" });
 
-const input = field();
+const input = designField(N);
 const hex = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex");
 const shuffled = seededShuffle(0x5eed);
 

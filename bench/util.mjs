@@ -1,5 +1,5 @@
-// Helpers the read benchmarks share: a seeded shuffle (each round runs the reads in a new
-// order, repeatable from run to run) and the median.
+// Helpers the read benchmarks share: the design card's field, a seeded shuffle (each round
+// runs the reads in a new order, repeatable from run to run) and the median.
 
 /** A function that returns `xs` shuffled, from a seeded generator (mulberry32). */
 export function seededShuffle(seed) {
@@ -22,4 +22,22 @@ export function seededShuffle(seed) {
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/**
+ * The design card's field on an n x n grid: smooth, in [-9.9, 15.4], with noise and a disc of
+ * NaN (its place and size scale with n); not tuned to any codec.
+ */
+export function designField(n) {
+  const data = new Float64Array(n * n);
+  const [ci, cj, r] = [(n * 75) / 128, (n * 175) / 512, (n * 75) / 512];
+  let seed = 1;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      const v = 2.75 + 12 * Math.sin(i / 97) * Math.cos(j / 131) + (seed / 2 ** 32 - 0.5) * 0.5;
+      data[i * n + j] = (i - ci) ** 2 + (j - cj) ** 2 < r ** 2 ? NaN : v;
+    }
+  }
+  return data;
 }

@@ -128,6 +128,7 @@ export { getDecoded } from "./decoded.js";
 export type { DecodedChunk } from "./decoded.js";
 export { setAtomic } from "./atomic.js";
 export { get } from "./read.js";
+export { WorkerPool, defaultPool } from "./pool.js";
 export type { GetOptions, Selection } from "./read.js";
 export { set } from "./write.js";
 export type { ChunkValue } from "./write.js";

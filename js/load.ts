@@ -38,10 +38,21 @@ export function memoryOf(module: object): WebAssembly.Memory {
   return memory;
 }
 
+/** Each started module's compiled wasm, which the worker pool hands to its workers. */
+const compiled = new WeakMap<object, WebAssembly.Module>();
+
+export function compiledOf(module: object): WebAssembly.Module {
+  const found = compiled.get(module);
+  if (!found) throw new Error("the wasm module is not started");
+  return found;
+}
+
 /** The core module (scale_offset, cast_value, chains); every caller gets the same instance. */
 export const loadWasm: () => Promise<Bindings> = once(async () => {
-  const exports = await init({ module_or_path: decodeBase64(wasmBase64) });
+  const module = await WebAssembly.compile(decodeBase64(wasmBase64) as Uint8Array<ArrayBuffer>);
+  const exports = await init({ module_or_path: module });
   memories.set(bindings, exports.memory);
+  compiled.set(bindings, module);
   return bindings;
 });
 
@@ -61,7 +72,9 @@ export const loadPacking: () => Promise<PackingBindings> = once(async () => {
     import("./wasm/zarr_wasm_codecs_packing.js"),
     import("./wasm/zarr_wasm_codecs_packing_inline.js"),
   ]);
-  const exports = await plan.default({ module_or_path: decodeBase64(inline.default) });
+  const module = await WebAssembly.compile(decodeBase64(inline.default) as Uint8Array<ArrayBuffer>);
+  const exports = await plan.default({ module_or_path: module });
   memories.set(plan, exports.memory);
+  compiled.set(plan, module);
   return plan;
 });

@@ -6,7 +6,8 @@
 // decoded into an array of its own.
 import * as zarr from "zarrita";
 import { codedError } from "./errors.js";
-import { type Bindings, type PackingBindings, loadPacking, loadWasm, memoryOf } from "./load.js";
+import { type Bindings, type PackingBindings, compiledOf, loadPacking, loadWasm, memoryOf } from "./load.js";
+import { defaultPool, isNode, WorkerPool } from "./pool.js";
 import { type Box, boxRuns, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
@@ -21,6 +22,18 @@ type AnyStore = zarr.Readable & {
 export interface GetOptions {
   /** Passed to the store's requests. */
   signal?: AbortSignal;
+  /**
+   * Decode chunks in a pool of workers: a `WorkerPool`, or `true` for the shared default
+   * pool (`defaultPool()`). The result is the same, bit for bit, as without.
+   */
+  pool?: WorkerPool | boolean;
+  /**
+   * With a pool: whether the workers write straight into an output backed by a
+   * SharedArrayBuffer (the result's `data.buffer` is then one). By default they do where
+   * SharedArrayBuffer is usable: Node, and pages that are cross-origin isolated. Otherwise
+   * each worker transfers its chunk's values and the main thread places them.
+   */
+  useSharedArrayBuffer?: boolean;
 }
 
 /** A typed array over a buffer, as the output types are. */
@@ -84,7 +97,14 @@ export interface ArrayAccess<R extends TileReader> {
   compressors: BytesCodec[];
   index: null | { compressors: BytesCodec[]; bytes: number; perShard: number[] };
   memory: WebAssembly.Memory;
+  /** For pool workers: the zarr.json text, which module reads it, the module, a key. */
+  text: string;
+  kind: "core" | "packing";
+  module: WebAssembly.Module;
+  key: number;
 }
+
+let accessKeys = 0;
 
 async function bytesCodecs(list: CodecMeta[], chunkShape: number[]): Promise<BytesCodec[] | string> {
   const out: BytesCodec[] = [];
@@ -120,8 +140,10 @@ export function rememberText(arr: object, text: string): void {
 async function access<R extends TileReader>(
   arr: Readable,
   make: (text: string) => R,
-  memory: WebAssembly.Memory,
+  kind: "core" | "packing",
+  bindings: object,
 ): Promise<ArrayAccess<R> | string> {
+  const memory = memoryOf(bindings);
   const text = await metadataText(arr);
   if (text === undefined) return "no zarr.json (a zarr v2 array)";
   const reader = make(text);
@@ -144,7 +166,8 @@ async function access<R extends TileReader>(
     }
     index = { compressors: codecs, bytes, perShard };
   }
-  return { reader, layout, chunkShape, compressors, index, memory };
+  const module = compiledOf(bindings);
+  return { reader, layout, chunkShape, compressors, index, memory, text, kind, module, key: accessKeys++ };
 }
 
 /** Per-array access, built once (a failure is not kept). */
@@ -163,12 +186,12 @@ function cached<R extends TileReader>(make: (arr: Readable) => Promise<ArrayAcce
 
 export const coreAccess = cached(async (arr) => {
   const wasm: Bindings = await loadWasm();
-  return access(arr, (text) => new wasm.ArrayReader(text), memoryOf(wasm));
+  return access(arr, (text) => new wasm.ArrayReader(text), "core", wasm);
 });
 
 export const decodedAccess = cached(async (arr) => {
   const wasm: PackingBindings = await loadPacking();
-  return access(arr, (text) => new wasm.DecodedReader(text), memoryOf(wasm));
+  return access(arr, (text) => new wasm.DecodedReader(text), "packing", wasm);
 });
 
 /** The store key of a chunk (or shard) at `coords`, relative to the array. */
@@ -187,13 +210,15 @@ export async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Prom
 const MAX_U64 = 0xffffffffffffffffn;
 
 /** A function giving each (inner) chunk's stored bytes, after bytes -> bytes codecs. */
-function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: GetOptions) {
+function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: GetOptions, raw = false) {
+  // `raw`: the stored bytes as they are (a pool worker removes their gzip).
+  const unpack = raw ? async (_codecs: BytesCodec[], bytes: Uint8Array) => bytes : decodeBytes;
   const store = arr.store as AnyStore;
   const opts = options.signal ? { signal: options.signal } : undefined;
   const { layout, index } = a;
   const fetchRegular = async (coords: number[]) => {
     const bytes = await Promise.resolve(store.get(arr.resolve(chunkKey(layout, coords)).path, opts));
-    return bytes && decodeBytes(a.compressors, bytes);
+    return bytes && unpack(a.compressors, bytes);
   };
   if (!index || !layout.shard) return fetchRegular;
   const shard = layout.shard;
@@ -228,7 +253,7 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
     if (!bytes || bytes.length !== Number(length)) {
       throw codedError("CHUNK_LENGTH", `an inner chunk of ${path} has ${bytes?.length ?? 0} bytes, its index says ${length}`);
     }
-    return decodeBytes(a.compressors, bytes);
+    return unpack(a.compressors, bytes);
   };
 }
 
@@ -255,17 +280,13 @@ async function readInto<R extends TileReader>(
   Out: TypedArrayCtor,
   fill: Uint8Array,
 ) {
+  const pool = poolOf(options);
+  if (pool) return readWithPool(arr, a, selection, options, Out, fill, pool);
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
   const out = new Out(plan.size);
   const fetchChunk = chunkFetcher(arr, a, options);
   const tileLength = Math.max(1, Math.floor(TILE_BYTES / Out.BYTES_PER_ELEMENT));
-  let fillRow: TypedArray | undefined;
-  const fillRun = (start: number, length: number) => {
-    fillRow ??= filled(Out, fill, tileLength);
-    for (let done = 0; done < length; done += tileLength) {
-      out.set(fillRow.subarray(0, Math.min(tileLength, length - done)) as never, start + done);
-    }
-  };
+  const fillRun = filler(out, Out, fill);
   await Promise.all(
     plan.boxes.map(async (box) => {
       const stored = await fetchChunk(box.coords);
@@ -273,6 +294,100 @@ async function readInto<R extends TileReader>(
     }),
   );
   return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/** Whether a SharedArrayBuffer output can be shared with workers here. */
+function sharedMemory(): boolean {
+  if (typeof SharedArrayBuffer === "undefined") return false;
+  return (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated ?? isNode;
+}
+
+/**
+ * `readInto` with the decoding done by a pool's workers: the main thread fetches each chunk
+ * and sends a copy of its stored bytes (gzip is removed in the worker; other bytes -> bytes
+ * codecs here first). With a shared output the workers write each box into place. Without
+ * one, a worker assembles the output (see `WorkerPool.assemble`) and transfers it here
+ * whole: the main thread passes boxes on but copies no values.
+ */
+async function readWithPool<R extends TileReader>(
+  arr: Readable,
+  a: ArrayAccess<R>,
+  selection: Selection,
+  options: GetOptions,
+  Out: TypedArrayCtor,
+  fill: Uint8Array,
+  pool: WorkerPool,
+) {
+  const plan = planSelection(selection, a.layout.shape, a.chunkShape);
+  const shared = options.useSharedArrayBuffer ?? sharedMemory();
+  if (shared && !sharedMemory()) {
+    throw codedError(
+      "NO_SHARED_MEMORY",
+      "useSharedArrayBuffer needs SharedArrayBuffer, which a browser gives only to cross-origin isolated pages " +
+        "(Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)",
+    );
+  }
+  const buffer = shared ? new SharedArrayBuffer(plan.size * Out.BYTES_PER_ELEMENT) : undefined;
+  const out = buffer ? new Out(buffer, 0, plan.size) : undefined;
+  const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
+  const gzipInWorker = a.layout.codecs.every((c) => c.name === "gzip");
+  const fetchChunk = chunkFetcher(arr, a, options, gzipInWorker);
+  const fillRun = out && filler(out, Out, fill);
+  try {
+    await Promise.all(
+      plan.boxes.map(async (box) => {
+        const stored = await fetchChunk(box.coords);
+        const { runLength, runs, runStart } = boxRuns(plan, box);
+        if (!stored && fillRun) {
+          for (let r = 0; r < runs; r++) fillRun(runStart(r), runLength);
+          return;
+        }
+        const starts = new Float64Array(runs);
+        for (let r = 0; r < runs; r++) starts[r] = runStart(r);
+        if (!stored) return assembly!.fill(runLength, starts);
+        const values = await pool.run(
+          {
+            kind: a.kind,
+            key: a.key,
+            text: a.text,
+            stored,
+            gzip: gzipInWorker ? a.layout.codecs.length : 0,
+            region: new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count])),
+            type: Out.name,
+            out: buffer,
+            read: assembly?.read,
+            runLength,
+            starts,
+          },
+          a.module,
+        );
+        if (values) assembly!.place(values, runLength, starts);
+      }),
+    );
+  } catch (e) {
+    assembly?.abort();
+    throw e;
+  }
+  const data = out ?? new Out(await assembly!.finish(), 0, plan.size);
+  return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/** Writes `fill` (one value's bytes) to runs of `out`, a tile of copies at a time. */
+function filler(out: TypedArray, Out: TypedArrayCtor, fill: Uint8Array) {
+  const tileLength = Math.max(1, Math.floor(TILE_BYTES / Out.BYTES_PER_ELEMENT));
+  let fillRow: TypedArray | undefined;
+  return (start: number, length: number) => {
+    fillRow ??= filled(Out, fill, tileLength);
+    for (let done = 0; done < length; done += tileLength) {
+      out.set(fillRow.subarray(0, Math.min(tileLength, length - done)) as never, start + done);
+    }
+  };
+}
+
+/** The pool a read's options ask for, if any. */
+function poolOf(options: GetOptions): WorkerPool | undefined {
+  if (options.pool === true) return defaultPool();
+  return options.pool || undefined;
 }
 
 /** Decodes one chunk's box and copies it, tile by tile, into its runs of the output. */

@@ -1,6 +1,7 @@
 // A static file server on loopback for the demo and the browser tests: 404 for what is not
-// there (zarr reads a missing chunk as the fill value), and byte ranges (`bytes=a-b`,
-// `bytes=-n`), which zarrita's FetchStore uses to read shard indexes.
+// there (zarr reads a missing chunk as the fill value), byte ranges (`bytes=a-b`, `bytes=-n`),
+// which zarrita's FetchStore uses to read shard indexes, and cross-origin isolation headers
+// for a page whose query has `isolate`.
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
@@ -29,6 +30,14 @@ export function serve(dir, port = 0) {
     }
     const size = statSync(file).size;
     const type = TYPES[extname(file)] ?? "application/octet-stream";
+    // A page asked for with `isolate` in its query is served cross-origin isolated (what
+    // SharedArrayBuffer needs); everything it loads is same-origin. Worker scripts carry the
+    // embedder policy too, without which an isolated page may not start them.
+    const isolate = new URL(req.url, "http://localhost").searchParams.has("isolate");
+    if (isolate) res.setHeader("cross-origin-opener-policy", "same-origin");
+    if (isolate || req.headers["sec-fetch-dest"] === "worker") {
+      res.setHeader("cross-origin-embedder-policy", "require-corp");
+    }
     const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
     if (!range) {
       res.writeHead(200, { "content-type": type, "content-length": size, "cache-control": "no-store" });

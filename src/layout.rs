@@ -348,6 +348,21 @@ impl ArrayLayout {
     }
 }
 
+/// A box as (first, step, count) per dimension.
+fn spans(region: &[u32]) -> Result<Vec<Span>> {
+    if !region.len().is_multiple_of(3) {
+        return Err(invalid("a chunk region needs three numbers per dimension"));
+    }
+    Ok(region
+        .chunks_exact(3)
+        .map(|s| Span {
+            first: s[0] as usize,
+            step: s[1] as usize,
+            count: s[2] as usize,
+        })
+        .collect())
+}
+
 /// Decodes boxes of an array's chunks a tile at a time (see [`Chain::decode_region`]): one
 /// stored chunk is held at a time, and each tile replaces the last.
 #[derive(Debug)]
@@ -377,21 +392,19 @@ impl ChunkReader {
     /// read: `region` holds (first, step, count) for each dimension. Returns the box's size.
     pub fn set_chunk(&mut self, stored: Vec<u8>, region: &[u32]) -> Result<usize> {
         self.count = 0;
-        if !region.len().is_multiple_of(3) {
-            return Err(invalid("a chunk region needs three numbers per dimension"));
-        }
-        let spans: Vec<Span> = region
-            .chunks_exact(3)
-            .map(|s| Span {
-                first: s[0] as usize,
-                step: s[1] as usize,
-                count: s[2] as usize,
-            })
-            .collect();
+        let spans = spans(region)?;
         self.count = self.layout.chain.check_region(&stored, &spans)?;
         self.stored = stored;
         self.region = spans;
         Ok(self.count)
+    }
+
+    /// Checks a stored chunk of `stored_len` bytes and a box of it as [`ChunkReader::set_chunk`]
+    /// does (same errors), without taking the bytes; returns the box's size.
+    pub fn check_chunk(&self, stored_len: usize, region: &[u32]) -> Result<usize> {
+        self.layout
+            .chain
+            .check_region_len(stored_len, &spans(region)?)
     }
 
     /// The stored bytes of the box's elements `from .. from + n` (C order), undecoded.

@@ -523,6 +523,24 @@ impl ArrayReader {
         self.inner()?.set_chunk(stored, region).map_err(js_error)
     }
 
+    /// Whether a chunk's stored bytes are its values as they are (`bytes` alone, little
+    /// endian): a caller may then place them itself, after `checkChunk`.
+    #[wasm_bindgen(getter, js_name = storedAsValues)]
+    pub fn stored_as_values(&self) -> bool {
+        self.reader.as_ref().is_ok_and(|r| {
+            r.layout.chain.plain_endian() == Some(crate::codec::bytes::Endian::Little)
+        })
+    }
+
+    /// Checks a stored chunk's byte length and a box of it as `setChunk` does (the same
+    /// errors), without taking the bytes; returns the box's size.
+    #[wasm_bindgen(js_name = checkChunk)]
+    pub fn check_chunk(&mut self, byte_length: usize, region: &[u32]) -> Result<usize, JsValue> {
+        self.inner()?
+            .check_chunk(byte_length, region)
+            .map_err(js_error)
+    }
+
     /// Decodes the box's elements `from .. from + n`; returns their address in wasm memory.
     #[wasm_bindgen(js_name = decodeTile)]
     pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<usize, JsValue> {

@@ -23,13 +23,18 @@ impl Chain {
     /// Checks that `stored` is one whole chunk as the array -> bytes codec stores it, and that
     /// `region` (one span per dimension) lies inside the chunk. Returns the box's element count.
     pub fn check_region(&self, stored: &[u8], region: &[Span]) -> Result<usize> {
+        self.check_region_len(stored.len(), region)
+    }
+
+    /// [`Chain::check_region`] for a stored chunk of `stored_len` bytes.
+    pub fn check_region_len(&self, stored_len: usize, region: &[Span]) -> Result<usize> {
         #[cfg(feature = "zfp")]
         if let super::Serializer::Zfp(_) = &self.serializer {
             return Err(Error::InvalidMetadata {
                 message: "zfp chunks do not decode in parts".into(),
             });
         }
-        super::bytes::check_byte_length(stored.len(), self.len, self.encoded_data_type())?;
+        super::bytes::check_byte_length(stored_len, self.len, self.encoded_data_type())?;
         let shape = &self.chunk_shape;
         let inside = region.len() == shape.len()
             && region.iter().zip(shape).all(|(s, &d)| {

@@ -1,7 +1,7 @@
 // Shared by the browser pages: reads fixture stores over HTTP with zarrita's FetchStore and this
 // package's codecs, and reports what it decoded (hex of the bytes, as the Node tests compare).
 import * as zarr from "zarrita";
-import { registerCodecs } from "zarr-wasm-codecs";
+import { get, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 import { zfpStore } from "./zfp-store.js";
 
 registerCodecs();
@@ -21,6 +21,39 @@ export async function readStores(names) {
     const chunk = await zarr.get(arr);
     results[name] = { shape: chunk.shape, hex: hex(chunk.data), type: chunk.data.constructor.name };
   }
+  return results;
+}
+
+/**
+ * The stores read by `get` in a pool of two workers, in the page's default mode (a shared
+ * output where the page is cross-origin isolated) and with transferred results; each must
+ * equal the single-thread `get`. Also what forcing a shared output gives.
+ */
+export async function readStoresWithPool(names) {
+  const pool = new WorkerPool(2);
+  const results = { crossOriginIsolated, stores: {} };
+  for (const name of names) {
+    const url = new URL(`/tests/node/fixtures/stores/${name}.zarr`, location.href).href;
+    const arr = await zarr.open.v3(new zarr.FetchStore(url), { kind: "array" });
+    const single = await get(arr);
+    const pooled = await get(arr, null, { pool });
+    const transferred = await get(arr, null, { pool, useSharedArrayBuffer: false });
+    results.stores[name] = {
+      shape: pooled.shape,
+      hex: hex(pooled.data),
+      sameAsSingle: hex(single.data) === hex(pooled.data) && hex(single.data) === hex(transferred.data),
+      shared: pooled.data.buffer instanceof (globalThis.SharedArrayBuffer ?? class {}),
+    };
+  }
+  try {
+    const arr = await zarr.open.v3(new zarr.FetchStore(new URL(`/tests/node/fixtures/stores/${names[0]}.zarr`, location.href).href), { kind: "array" });
+    await get(arr, null, { pool, useSharedArrayBuffer: true });
+    results.forcedShared = "read";
+  } catch (e) {
+    results.forcedShared = e.code;
+  }
+  await pool.terminate();
+  results.terminated = pool.terminated;
   return results;
 }
 

@@ -1,14 +1,17 @@
 // The npm package in headless Chromium: loaded with no bundler (an import map over the package's
-// own files) and bundled by Vite; both read zarr-python's stores over HTTP through zarrita's
-// FetchStore and must give zarr-python's values bit for bit.
+// own files) and bundled by Vite, esbuild and webpack 5; each reads zarr-python's stores over
+// HTTP through zarrita's FetchStore, on one thread and with a worker pool, and must give
+// zarr-python's values bit for bit.
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import * as esbuild from "esbuild";
 import { chromium } from "playwright-core";
 import { build } from "vite";
+import webpack from "webpack";
 
 import { serve } from "../../scripts/serve.mjs";
 
@@ -113,3 +116,76 @@ test("browser, bundled by Vite: reads equal zarr-python's", async () => {
   assert.deepEqual(zfpRequests(), []);
   assert.deepEqual(consoleErrors, []);
 });
+
+/** What a pool page read: every store equal to zarr-python's and to the single-thread get. */
+function checkPool(result, isolated) {
+  assert.equal(result.crossOriginIsolated, isolated);
+  for (const name of STORES) {
+    const r = result.stores[name];
+    assert.deepEqual(r.shape, expected[name].shape, name);
+    assert.equal(r.hex, expected[name].read_hex, name);
+    assert.equal(r.sameAsSingle, true, name);
+    // Workers write into a SharedArrayBuffer only where the page may have one.
+    assert.equal(r.shared, isolated, name);
+  }
+  assert.equal(result.forcedShared, isolated ? "read" : "NO_SHARED_MEMORY");
+  assert.equal(result.terminated, true);
+  notFound.clear();
+}
+
+test("browser, no bundler, worker pool: not isolated (results transferred) and cross-origin isolated (shared output)", async () => {
+  checkPool(await readInPage(`${base}/tests/browser/plain.html?pool=1&stores=${STORES}`), false);
+  checkPool(await readInPage(`${base}/tests/browser/plain.html?pool=1&isolate=1&stores=${STORES}`), true);
+  assert.deepEqual(consoleErrors, []);
+});
+
+test("browser, bundled by Vite, worker pool: the workers start with no configuration", async () => {
+  // The bundle the Vite test above built.
+  assert.ok(readdirSync(join(root, "target/vite-test")).includes("vite.html"));
+  checkPool(await readInPage(`${base}/target/vite-test/vite.html?pool=1&isolate=1&stores=${STORES}`), true);
+  checkPool(await readInPage(`${base}/target/vite-test/vite.html?pool=1&stores=${STORES}`), false);
+  assert.deepEqual(consoleErrors, []);
+});
+
+const ENTRY = join(root, "tests/browser/bundle-entry.js");
+
+/** Bundles the entry with esbuild (ES modules, split), as an app would; its warnings. */
+async function esbuildBundle(outdir) {
+  const result = await esbuild.build({
+    entryPoints: { entry: ENTRY }, outdir, bundle: true, format: "esm", splitting: true, minify: true,
+    platform: "browser", logLevel: "silent",
+  });
+  return result.warnings.map((w) => w.text);
+}
+
+/** Bundles the entry with webpack 5 in production mode, as an app would; its warnings. */
+function webpackBundle(path) {
+  const config = {
+    mode: "production", entry: ENTRY, target: "web", devtool: false,
+    output: { path, filename: "entry.js" }, performance: { hints: false },
+  };
+  return new Promise((resolve, reject) => {
+    webpack(config, (error, stats) => {
+      if (error) return reject(error);
+      const info = stats.toJson({ all: false, errors: true, warnings: true });
+      if (stats.hasErrors()) return reject(new Error(info.errors.map((e) => e.message).join("\n")));
+      resolve(info.warnings.map((w) => w.message));
+    });
+  });
+}
+
+for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webpack 5", webpackBundle, "text/javascript"]]) {
+  test(`browser, bundled by ${name}: reads equal zarr-python's, on one thread and with a worker pool`, async () => {
+    const dir = join(root, "target", `${name.split(" ")[0]}-test`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    // No configuration but the entry: the wasm and the worker script need none.
+    assert.deepEqual(await bundle(dir), [], `${name} warns`);
+    writeFileSync(join(dir, "index.html"), `<!doctype html><meta charset="utf-8"><script type="${type}" src="./entry.js"></script>\n`);
+    const page = `${base}/target/${name.split(" ")[0]}-test/index.html?stores=${STORES}`;
+    checkAgainstReference(await readInPage(page));
+    checkPool(await readInPage(`${page}&pool=1`), false);
+    checkPool(await readInPage(`${page}&pool=1&isolate=1`), true);
+    assert.deepEqual(consoleErrors, []);
+  });
+}

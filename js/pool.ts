@@ -1,0 +1,326 @@
+// A pool of workers that decode chunks for `get` and `getDecoded`: Web Workers in browsers,
+// worker threads in Node. Each worker starts the package's wasm modules once, from the
+// modules the main thread compiled, and then decodes one stored chunk per job. With a
+// SharedArrayBuffer-backed output, workers write into it directly. Without one, one worker
+// of the pool assembles the read's output: its own jobs write into it, other workers'
+// boxes are passed on to it (transferred, not copied, on the main thread), and it hands the
+// whole output over at the end, so the main thread copies no values.
+import { codedError } from "./errors.js";
+
+/** A worker, as a browser or Node gives it. */
+interface Port {
+  post(message: unknown, transfer?: Transferable[]): void;
+  terminate(): Promise<void> | void;
+  /** Node only: whether the worker keeps the process alive. */
+  hold(yes: boolean): void;
+}
+
+/** One decode for a worker (see js/worker/decode-worker.js). */
+export interface Job {
+  kind: "core" | "packing";
+  key: number;
+  text: string;
+  /** Stored bytes (a copy goes to the worker; the caller's are never taken). */
+  stored: Uint8Array;
+  /** How many gzip layers the worker removes first. */
+  gzip: number;
+  region: Uint32Array;
+  /** The output typed array's constructor name. */
+  type: string;
+  /** The shared output's buffer, or undefined for a transferred result. */
+  out: SharedArrayBuffer | undefined;
+  /** The assembled read the job belongs to (see `WorkerPool.assemble`), if any. */
+  read?: number;
+  runLength: number;
+  starts: Float64Array;
+}
+
+interface Pending {
+  resolve(buffer: ArrayBuffer | undefined): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  port: Port;
+  pending: Map<number, Pending>;
+  started: Set<string>;
+  /** Set when the worker was dropped: the error its jobs got. */
+  lost?: Error;
+}
+
+/** A read whose output one worker assembles (see `WorkerPool.assemble`). */
+export interface Assembly {
+  read: number;
+  /** Passes a box another worker decoded (the runs' values, one after another) on. */
+  place(values: ArrayBuffer, runLength: number, starts: Float64Array): void;
+  /** Has the fill value written to runs (a missing chunk's). */
+  fill(runLength: number, starts: Float64Array): void;
+  /** The output's buffer, once every box before this call has been placed. */
+  finish(): Promise<ArrayBuffer>;
+  /** Drops the output (after a failed job). */
+  abort(): void;
+}
+
+type NodeWorker = {
+  postMessage(m: unknown, t?: unknown[]): void;
+  terminate(): Promise<number>;
+  on(event: string, f: (v: never) => void): void;
+  ref(): void;
+  unref(): void;
+};
+type NodeBuiltin = (name: string) => unknown;
+
+const proc = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: NodeBuiltin } }).process;
+/** Jobs a worker holds at once: one it works on and one ready for when it finishes. */
+const IN_FLIGHT = 2;
+/** The most bytes of given-back buffers an idle pool keeps for its next read. */
+const SPARE_BYTES = 16 << 20;
+
+/** Whether this is Node (worker threads, and SharedArrayBuffer with no isolation needed). */
+export const isNode = typeof proc?.versions?.node === "string";
+
+/** A Node built-in module, without a static import a bundler would try to resolve. */
+async function builtin<T>(name: string): Promise<T> {
+  if (proc?.getBuiltinModule) return proc.getBuiltinModule(name) as T;
+  return (await import(/* @vite-ignore */ /* webpackIgnore: true */ `node:${name}`)) as T;
+}
+
+let source: Promise<string> | undefined;
+function workerSource(): Promise<string> {
+  source ??= import("./wasm/worker_source.js").then((m) => m.default);
+  source.catch(() => (source = undefined));
+  return source;
+}
+
+/** The number of workers a pool gets when none is asked for. */
+async function defaultSize(): Promise<number> {
+  let n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  if (isNode) n = (await builtin<{ availableParallelism(): number }>("os")).availableParallelism();
+  return Math.max(1, Math.min(n ?? 4, 8));
+}
+
+/**
+ * Workers that decode chunks off the main thread for `get` and `getDecoded`
+ * (`{ pool }` in their options). One pool can serve many reads at once; `terminate()` ends
+ * its workers. In Node an idle pool does not keep the process alive.
+ */
+export class WorkerPool {
+  /** The number of workers (fixed when the pool starts them). */
+  size: number;
+  private slots: Promise<Slot[]> | undefined;
+  private jobs = 0;
+  private reads = 0;
+  private ended = false;
+  private waiting: (Pending & { job: Job; module: WebAssembly.Module })[] = [];
+  /** Buffers of stored bytes the workers gave back, to copy later chunks into. */
+  private spare: ArrayBuffer[] = [];
+
+  /** Whether `terminate()` was called. */
+  get terminated(): boolean {
+    return this.ended;
+  }
+  private url: string | undefined;
+
+  /** `size`: how many workers; by default the machine's parallelism, at most 8. */
+  constructor(size?: number) {
+    if (size !== undefined && !(Number.isInteger(size) && size >= 1)) {
+      throw codedError("INVALID_ARGUMENT", `a worker pool's size must be a positive integer, got ${size}`);
+    }
+    this.size = size ?? 0;
+  }
+
+  /**
+   * Ends every worker (resolving once they have stopped); reads still in flight reject with
+   * `POOL_TERMINATED`.
+   */
+  async terminate(): Promise<void> {
+    this.ended = true;
+    const terminated = codedError("POOL_TERMINATED", "the worker pool was terminated");
+    for (const w of this.waiting.splice(0)) w.reject(terminated);
+    this.spare = [];
+    const slots = await this.slots?.catch(() => []);
+    const ends = (slots ?? []).map((slot) => this.drop(slot, terminated));
+    if (this.url) URL.revokeObjectURL(this.url);
+    this.url = undefined;
+    await Promise.all(ends);
+  }
+
+  /**
+   * Runs a decode on the least busy worker; the module is sent to a worker once. Each worker
+   * has at most IN_FLIGHT jobs at a time and the rest wait here, so that the stored bytes are
+   * copied for a worker just before it needs them: a little at a time, in many short tasks.
+   */
+  async run(job: Job, module: WebAssembly.Module): Promise<ArrayBuffer | undefined> {
+    if (this.ended) throw codedError("POOL_TERMINATED", "the worker pool was terminated");
+    this.slots ??= this.start();
+    const slots = await this.slots;
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ job, module, resolve, reject });
+      this.dispatch(slots);
+    });
+  }
+
+  /**
+   * Starts a read whose output (`length` values of the typed array named `type`; `fill` one
+   * value's bytes) one worker assembles, taking turns over the workers. Jobs with the
+   * Assembly's `read` that land on that worker write straight into the output; the others
+   * return their boxes, which `place` sends on (transferred). Messages to one worker arrive
+   * in order, so `finish` (sent after the last place) gets the complete output.
+   */
+  async assemble(type: string, length: number, fill: Uint8Array): Promise<Assembly> {
+    if (this.ended) throw codedError("POOL_TERMINATED", "the worker pool was terminated");
+    this.slots ??= this.start();
+    const slots = await this.slots;
+    const slot = slots[this.reads % slots.length];
+    const read = this.reads++;
+    slot.port.post({ op: "begin", read, type, length, fill });
+    const live = () => !this.ended && !slot.lost;
+    // A box to copy in (with its values) or a missing chunk's runs to fill (without).
+    const send = (runLength: number, starts: Float64Array, buffer?: ArrayBuffer) => {
+      if (live()) slot.port.post({ op: "place", read, buffer, runLength, starts }, buffer ? [buffer] : []);
+    };
+    return {
+      read,
+      place: (buffer, runLength, starts) => send(runLength, starts, buffer),
+      fill: (runLength, starts) => send(runLength, starts),
+      abort: () => {
+        if (live()) slot.port.post({ op: "abort", read });
+      },
+      finish: () =>
+        new Promise<ArrayBuffer>((resolve, reject) => {
+          if (this.ended) return reject(codedError("POOL_TERMINATED", "the worker pool was terminated"));
+          if (slot.lost) return reject(slot.lost);
+          const id = this.jobs++;
+          slot.pending.set(id, { resolve: resolve as (b: ArrayBuffer | undefined) => void, reject });
+          if (slot.pending.size === 1) slot.port.hold(true);
+          slot.port.post({ op: "end", read, job: id });
+        }),
+    };
+  }
+
+  private dispatch(slots: Slot[]) {
+    while (this.waiting.length && !this.ended) {
+      let slot: Slot | undefined;
+      for (const s of slots) if (s.pending.size < IN_FLIGHT && (!slot || s.pending.size < slot.pending.size)) slot = s;
+      if (!slot) return;
+      const { job, module, resolve, reject } = this.waiting.shift()!;
+      if (!slot.started.has(job.kind)) {
+        slot.port.post({ op: "start", kind: job.kind, module });
+        slot.started.add(job.kind);
+      }
+      const id = this.jobs++;
+      slot.pending.set(id, { resolve, reject });
+      if (slot.pending.size === 1) slot.port.hold(true);
+      // The stored bytes may belong to the store: a copy of them is transferred (one memcpy;
+      // a structured clone of the same bytes costs several times as much in Chromium), into
+      // a buffer a worker gave back when there is one large enough.
+      const n = job.stored.byteLength;
+      const at = this.spare.findIndex((b) => b.byteLength >= n);
+      const stored = at < 0 ? job.stored.slice() : new Uint8Array(this.spare.splice(at, 1)[0], 0, n);
+      if (at >= 0) stored.set(job.stored);
+      slot.port.post({ ...job, stored, job: id }, [stored.buffer]);
+    }
+  }
+
+  private async start(): Promise<Slot[]> {
+    if (!this.size) this.size = await defaultSize();
+    const script = await workerSource();
+    const NodeWorker = isNode
+      ? (await builtin<{ Worker: new (code: string, o: object) => NodeWorker }>("worker_threads")).Worker
+      : undefined;
+    const slots: Slot[] = [];
+    for (let i = 0; i < this.size; i++) slots.push(this.spawn(script, NodeWorker, slots, i));
+    return slots;
+  }
+
+  private spawn(
+    script: string,
+    NodeWorker: (new (code: string, o: object) => NodeWorker) | undefined,
+    slots: Slot[],
+    index: number,
+  ): Slot {
+    const slot: Slot = { port: undefined as unknown as Port, pending: new Map(), started: new Set() };
+    const settle = (message: {
+      job: number;
+      buffer?: ArrayBuffer;
+      input?: ArrayBuffer;
+      error?: { message: string; name: string; code?: string };
+    }) => {
+      if (message.input && this.spare.length < 2 * IN_FLIGHT * slots.length) this.spare.push(message.input);
+      const pending = slot.pending.get(message.job);
+      if (!pending) return;
+      slot.pending.delete(message.job);
+      if (slot.pending.size === 0) slot.port.hold(false);
+      if (!message.error) {
+        pending.resolve(message.buffer);
+      } else {
+        const e = new Error(message.error.message) as Error & { code?: string };
+        e.name = message.error.name;
+        if (message.error.code !== undefined) e.code = message.error.code;
+        pending.reject(e);
+      }
+      this.dispatch(slots);
+      // An idle pool keeps no more than SPARE_BYTES of given-back buffers.
+      if (!this.waiting.length && slots.every((s) => s.pending.size === 0)) {
+        let kept = 0;
+        this.spare = this.spare.filter((b) => (kept += b.byteLength) <= SPARE_BYTES);
+      }
+    };
+    // A worker that dies takes its jobs with it; a new one takes its place.
+    const lost = (why: string) => {
+      if (this.ended || slots[index] !== slot) return;
+      slots[index] = this.spawn(script, NodeWorker, slots, index);
+      this.drop(slot, codedError("WORKER_LOST", `a decoding worker stopped: ${why}`));
+      this.dispatch(slots);
+    };
+    if (NodeWorker) {
+      const worker = new NodeWorker(script, { eval: true });
+      // Node keeps a worker's ports referenced if it is ref()'d after it exits: never do.
+      let running = true;
+      const ended = new Promise<void>((resolve) => worker.on("exit", (() => ((running = false), resolve())) as (v: never) => void));
+      worker.on("message", settle as (v: never) => void);
+      worker.on("error", ((e: Error) => lost(e.message)) as (v: never) => void);
+      worker.on("exit", ((code: number) => lost(`exit code ${code}`)) as (v: never) => void);
+      // After the listeners: adding a "message" listener refs the worker again.
+      worker.unref();
+      slot.port = {
+        post: (m, t) => worker.postMessage(m, t),
+        // Held while it stops, so that awaiting the end keeps Node running until then.
+        terminate: () => {
+          if (running) {
+            worker.ref();
+            void worker.terminate();
+          }
+          return ended;
+        },
+        hold: (yes) => running && (yes ? worker.ref() : worker.unref()),
+      };
+    } else {
+      this.url ??= URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
+      const worker = new Worker(this.url);
+      worker.onmessage = (event) => settle(event.data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        lost(event.message || "error");
+      };
+      slot.port = { post: (m, t) => worker.postMessage(m, t ?? []), terminate: () => worker.terminate(), hold: () => {} };
+    }
+    return slot;
+  }
+
+  /** Ends a worker and rejects its jobs; resolves when it has stopped. */
+  private drop(slot: Slot, error: Error): Promise<void> | void {
+    slot.lost = error;
+    for (const pending of slot.pending.values()) pending.reject(error);
+    slot.pending.clear();
+    return slot.port.terminate();
+  }
+}
+
+let shared: WorkerPool | undefined;
+
+/** The pool `{ pool: true }` uses: created on first use with the default size. */
+export function defaultPool(): WorkerPool {
+  if (!shared || shared.terminated) shared = new WorkerPool();
+  return shared;
+}

@@ -1,0 +1,10 @@
+// The entry the bundler tests bundle (Vite through vite.html; esbuild and webpack directly):
+// reads the stores named in the page's query, on one thread or (`pool`) with a worker pool.
+import { readStores, readStoresWithPool } from "./read.js";
+
+const params = new URL(location.href).searchParams;
+const names = params.get("stores").split(",");
+(params.has("pool") ? readStoresWithPool(names) : readStores(names)).then(
+  (r) => { window.__result = r; },
+  (e) => { window.__error = `${e} ${e.cause ?? ""}`; },
+);
