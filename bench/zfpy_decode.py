@@ -1,7 +1,8 @@
-"""Times zfpy 1.0.1 (the zfp C library) decoding a headerless float32 stream.
+"""Times zfpy 1.0.1 (the zfp C library) decoding headerless float32 streams.
 
-Usage: python zfpy_decode.py STREAM_FILE NY NX TOLERANCE ROUNDS
-Prints the median milliseconds and the SHA-256 of the decoded bytes as JSON.
+Usage: python zfpy_decode.py JOBS_JSON ROUNDS
+JOBS_JSON: a list of {"file", "shape" (C order), "tolerance"}. Prints, per job, the median
+milliseconds and the SHA-256 of the decoded bytes, as a JSON list.
 """
 import hashlib
 import json
@@ -11,12 +12,16 @@ import time
 
 import zfpy
 
-path, ny, nx, tolerance, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-stream = open(path, "rb").read()
-out = zfpy._decompress(stream, zfpy.type_float, [ny, nx], tolerance=tolerance)
-times = []
-for _ in range(rounds):
-    t0 = time.perf_counter()
-    out = zfpy._decompress(stream, zfpy.type_float, [ny, nx], tolerance=tolerance)
-    times.append((time.perf_counter() - t0) * 1000)
-print(json.dumps({"median_ms": statistics.median(times), "sha256": hashlib.sha256(out.tobytes()).hexdigest()}))
+jobs, rounds = json.loads(sys.argv[1]), int(sys.argv[2])
+results = []
+for job in jobs:
+    stream = open(job["file"], "rb").read()
+    decode = lambda: zfpy._decompress(stream, zfpy.type_float, job["shape"], tolerance=job["tolerance"])
+    out = decode()
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        out = decode()
+        times.append((time.perf_counter() - t0) * 1000)
+    results.append({"median_ms": statistics.median(times), "sha256": hashlib.sha256(out.tobytes()).hexdigest()})
+print(json.dumps(results))
