@@ -1,11 +1,12 @@
 // The zfp fixtures (streams written by zfpy 1.0.1, tests/fixtures/zfp) read and written through
-// zarrita with this package's zfp codec, which runs in its own wasm module.
+// zarrita with this package's zfp codec, which runs in its own wasm module, and read with the
+// package's get (which reads zfp arrays through zarr.get).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import * as zarr from "zarrita";
-import { registerCodecs } from "zarr-wasm-codecs";
+import { get, registerCodecs } from "zarr-wasm-codecs";
 
 import { zfpChunkKey, zfpStore } from "../browser/zfp-store.js";
 
@@ -66,4 +67,41 @@ test("a corrupt zfp chunk gives an Error with a code; the module keeps working",
   });
   const ok = await zfpArray(c, stream);
   assert.equal(hex((await zarr.get(ok.arr)).data), c.decoded);
+});
+
+test(`get of zfpy's streams gives zfpy's values, whole and in a strided box (${usable.length} cases)`, async () => {
+  for (const c of usable) {
+    const { arr } = await zfpArray(c, fromHex(c.stream));
+    const whole = await get(arr);
+    const data = c.shape.length === 0 ? CTORS[c.data_type].of(whole) : whole.data;
+    assert.equal(hex(data), c.decoded, c.id);
+    if (c.shape.length === 0) continue;
+    // Every other element from the second on, against zfpy's values picked the same way.
+    const box = c.shape.map((d) => zarr.slice(d > 2 ? 1 : 0, d, 2));
+    const got = await get(arr, box, { pool: true });
+    const all = new CTORS[c.data_type](fromHex(c.decoded).buffer);
+    const strides = c.shape.map((_, i) => c.shape.slice(i + 1).reduce((a, b) => a * b, 1));
+    const picked = [];
+    const walk = (k, offset) => {
+      if (k === c.shape.length) return picked.push(all[offset]);
+      for (let i = c.shape[k] > 2 ? 1 : 0; i < c.shape[k]; i += 2) walk(k + 1, offset + i * strides[k]);
+    };
+    walk(0, 0);
+    assert.equal(hex(got.data), hex(CTORS[c.data_type].from(picked)), c.id);
+  }
+});
+
+test("get of a truncated zfp chunk rejects with CHUNK_LENGTH; the module keeps working", async () => {
+  const c = usable.find((x) => x.configuration.mode === "fixed_accuracy" && x.shape.length === 3 && x.stream.length > 128);
+  const stream = fromHex(c.stream);
+  const { arr } = await zfpArray(c, stream.slice(0, 8));
+  // (get reads zfp arrays through zarr.get, whose pipeline error holds the codec's as its cause.)
+  await assert.rejects(get(arr), (err) => {
+    let e = err;
+    while (e && !e.code && e.cause) e = e.cause;
+    assert.equal(e.code, "CHUNK_LENGTH");
+    return true;
+  });
+  const ok = await zfpArray(c, stream);
+  assert.equal(hex((await get(ok.arr)).data), c.decoded);
 });
