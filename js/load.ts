@@ -1,6 +1,7 @@
 // Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
 // failed start is not cached, so a later call can try again. The zfp and packing modules are
 // separate files reached only through dynamic imports, so readers never load them.
+import { builtin } from "./node.js";
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
 import wasmBase64 from "./wasm/zarr_wasm_codecs_inline.js";
 
@@ -56,13 +57,38 @@ export const loadWasm: () => Promise<Bindings> = once(async () => {
   return bindings;
 });
 
+/**
+ * The zfp module's wasm, compiled: from its .wasm file beside this module where that can be
+ * read (Node) or fetched (browsers with no bundler, and bundlers that copy the files
+ * `new URL(..., import.meta.url)` names, as Vite and webpack 5 do), streaming where the
+ * server says application/wasm; otherwise (esbuild, which does not copy it) from the copy
+ * inlined as base64 in an ES module.
+ */
+async function zfpModule(): Promise<WebAssembly.Module> {
+  try {
+    const url = new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url);
+    if (url.protocol === "file:") {
+      const fs = await builtin<{ readFile(path: URL): Promise<Uint8Array<ArrayBuffer>> }>("fs/promises");
+      return await WebAssembly.compile(await fs.readFile(url));
+    }
+    const response = await fetch(url);
+    if (response.ok) {
+      if (/^application\/wasm\b/.test(response.headers.get("content-type") ?? "")) {
+        return await WebAssembly.compileStreaming(response);
+      }
+      return await WebAssembly.compile(await response.arrayBuffer());
+    }
+  } catch {
+    // The inline copy below.
+  }
+  const inline = await import("./wasm/zarr_wasm_codecs_zfp_inline.js");
+  return WebAssembly.compile(decodeBase64(inline.default) as Uint8Array<ArrayBuffer>);
+}
+
 /** The zfp module, loaded on first use. */
 export const loadZfp: () => Promise<ZfpBindings> = once(async () => {
-  const [zfp, inline] = await Promise.all([
-    import("./wasm/zarr_wasm_codecs_zfp.js"),
-    import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
-  ]);
-  await zfp.default({ module_or_path: decodeBase64(inline.default) });
+  const [zfp, module] = await Promise.all([import("./wasm/zarr_wasm_codecs_zfp.js"), zfpModule()]);
+  await zfp.default({ module_or_path: module });
   return zfp;
 });
 

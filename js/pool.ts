@@ -6,6 +6,7 @@
 // boxes are passed on to it (transferred, not copied, on the main thread), and it hands the
 // whole output over at the end, so the main thread copies no values.
 import { codedError } from "./errors.js";
+import { builtin, isNode } from "./node.js";
 
 /** A worker, as a browser or Node gives it. */
 interface Port {
@@ -68,22 +69,11 @@ type NodeWorker = {
   ref(): void;
   unref(): void;
 };
-type NodeBuiltin = (name: string) => unknown;
-
-const proc = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: NodeBuiltin } }).process;
 /** Jobs a worker holds at once: one it works on and one ready for when it finishes. */
 const IN_FLIGHT = 2;
 /** The most bytes of given-back buffers an idle pool keeps for its next read. */
 const SPARE_BYTES = 16 << 20;
 
-/** Whether this is Node (worker threads, and SharedArrayBuffer with no isolation needed). */
-export const isNode = typeof proc?.versions?.node === "string";
-
-/** A Node built-in module, without a static import a bundler would try to resolve. */
-async function builtin<T>(name: string): Promise<T> {
-  if (proc?.getBuiltinModule) return proc.getBuiltinModule(name) as T;
-  return (await import(/* @vite-ignore */ /* webpackIgnore: true */ `node:${name}`)) as T;
-}
 
 let source: Promise<string> | undefined;
 function workerSource(): Promise<string> {

@@ -7,7 +7,8 @@
 import * as zarr from "zarrita";
 import { codedError } from "./errors.js";
 import { type Bindings, type PackingBindings, compiledOf, loadPacking, loadWasm, memoryOf } from "./load.js";
-import { defaultPool, isNode, WorkerPool } from "./pool.js";
+import { isNode } from "./node.js";
+import { defaultPool, WorkerPool } from "./pool.js";
 import { type Box, boxRuns, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 

@@ -13,6 +13,7 @@ const TYPES = {
   ".css": "text/css",
   ".json": "application/json",
   ".png": "image/png",
+  ".wasm": "application/wasm",
 };
 
 /** Serves `dir` on 127.0.0.1 (`port` 0: any free port). Resolves to the listening server. */

@@ -76,8 +76,35 @@ function checkAgainstReference(result) {
   notFound.clear();
 }
 
-// The zfp wasm module's files (glue and inlined module).
+// The zfp wasm module's files (glue, .wasm file and inlined module).
 const zfpRequests = () => requested.filter((p) => p.includes("zarr_wasm_codecs_zfp"));
+
+/**
+ * Reads zfpy's streams in a page: every value equal to zfpy's; the wasm files the page asked
+ * for, and the largest script it downloaded (bytes).
+ */
+async function readZfpInPage(url) {
+  const page = await browser.newPage();
+  const wasm = [];
+  let largestScript = 0;
+  page.on("response", async (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.endsWith(".wasm")) wasm.push({ path, status: r.status() });
+    if (r.status() === 200 && /\.m?js$/.test(path)) largestScript = Math.max(largestScript, (await r.body()).length);
+  });
+  page.on("pageerror", (e) => consoleErrors.push(String(e)));
+  await page.goto(url);
+  await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 60000 });
+  const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+  await page.close();
+  assert.equal(error, undefined);
+  assert.deepEqual(result.wrong, []);
+  assert.equal(result.read, result.total, "float16 too (Chromium has Float16Array)");
+  return { wasm, largestScript };
+}
+
+// The zfp module as base64 in an ES module is about 600 KB; every other script is smaller.
+const INLINE_ZFP_BYTES = 500_000;
 
 test("browser, no bundler (import map over dist/): reads equal zarr-python's", async () => {
   const result = await readInPage(`${base}/tests/browser/plain.html?stores=${STORES}`);
@@ -92,7 +119,9 @@ test("browser, no bundler: zfpy's streams decode to zfpy's values (the zfp modul
   const result = await readInPage(`${base}/tests/browser/plain.html?zfp=1`);
   assert.deepEqual(result.wrong, []);
   assert.equal(result.read, result.total, "float16 too (Chromium has Float16Array)");
-  assert.ok(zfpRequests().some((p) => p.endsWith("zarr_wasm_codecs_zfp_inline.js")));
+  // The .wasm file beside the glue, not the base64 copy.
+  assert.ok(zfpRequests().some((p) => p.endsWith("/dist/wasm/zarr_wasm_codecs_zfp.wasm")), `${zfpRequests()}`);
+  assert.ok(!zfpRequests().some((p) => p.endsWith("_inline.js")), `${zfpRequests()}`);
   assert.deepEqual(consoleErrors, []);
 });
 
@@ -114,6 +143,10 @@ test("browser, bundled by Vite: reads equal zarr-python's", async () => {
   const assets = readdirSync(join(outDir, "assets"));
   assert.ok(assets.some((a) => /zfp/.test(a)), `a separate zfp chunk among ${assets}`);
   assert.deepEqual(zfpRequests(), []);
+  // Vite copies the zfp .wasm file (new URL(..., import.meta.url)), which a zfp read loads.
+  const zfp = await readZfpInPage(`${base}/target/vite-test/vite.html?zfp=1`);
+  assert.deepEqual(zfp.wasm.map((w) => w.status), [200], JSON.stringify(zfp.wasm));
+  assert.ok(zfp.largestScript < INLINE_ZFP_BYTES, `a ${zfp.largestScript}-byte script was downloaded`);
   assert.deepEqual(consoleErrors, []);
 });
 
@@ -186,6 +219,15 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     checkAgainstReference(await readInPage(page));
     checkPool(await readInPage(`${page}&pool=1`), false);
     checkPool(await readInPage(`${page}&pool=1&isolate=1`), true);
+    // zfp: webpack copies the .wasm file; esbuild does not, and the base64 copy is loaded.
+    const zfp = await readZfpInPage(`${base}/target/${name.split(" ")[0]}-test/index.html?zfp=1`);
+    if (name === "esbuild") {
+      assert.deepEqual(zfp.wasm.map((w) => w.status), [404], JSON.stringify(zfp.wasm));
+      assert.ok(zfp.largestScript > INLINE_ZFP_BYTES, `the largest script: ${zfp.largestScript} bytes`);
+    } else {
+      assert.deepEqual(zfp.wasm.map((w) => w.status), [200], JSON.stringify(zfp.wasm));
+      assert.ok(zfp.largestScript < INLINE_ZFP_BYTES, `a ${zfp.largestScript}-byte script was downloaded`);
+    }
     assert.deepEqual(consoleErrors, []);
   });
 }
