@@ -1,8 +1,61 @@
-// Errors the JavaScript side raises itself, shaped like the wasm's: an Error with a stable `code`.
+// The package's errors: JavaScript Errors with a stable `code`, from the wasm (the Rust error's
+// code) or raised here, and a way to find that code in what zarrita throws.
+
+/** Every code the package's errors carry. */
+export const ERROR_CODES = [
+  // From the wasm (src/error.rs).
+  "UNKNOWN_DATA_TYPE",
+  "UNSUPPORTED_DATA_TYPE",
+  "UNKNOWN_CODEC",
+  "INVALID_CONFIG",
+  "INVALID_SCALAR",
+  "INVALID_METADATA",
+  "CAST",
+  "OVERFLOW",
+  "INEXACT_DIVISION",
+  "CHUNK_LENGTH",
+  "WRONG_ARRAY_TYPE",
+  "INEXACT_NUMBER",
+  // From the JavaScript side: set's checks and the worker pool.
+  "SHAPE_MISMATCH",
+  "INVALID_STRIDE",
+  "NO_SHARED_MEMORY",
+  "WORKER_LOST",
+  "POOL_TERMINATED",
+  "INVALID_ARGUMENT",
+] as const;
+
+/** A code of the package's errors. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** An error this package raised: an Error with one of its codes. */
+export interface CodecError extends Error {
+  code: ErrorCode;
+}
+
+const known = new Set<string>(ERROR_CODES);
+
+/** Whether `e` is an error this package raised (not one that wraps it). */
+export function isCodecError(e: unknown): e is CodecError {
+  return e instanceof Error && known.has((e as { code?: unknown }).code as string);
+}
+
+/**
+ * The package's error code in `e` or in the errors it wraps (`cause` after `cause`): zarrita
+ * reports a failed codec as its own CodecPipelineError, with the package's error as its cause.
+ * `undefined` when there is none.
+ */
+export function errorCode(e: unknown): ErrorCode | undefined {
+  for (let at = e, depth = 0; at !== undefined && at !== null && depth < 16; depth++) {
+    if (isCodecError(at)) return at.code;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
 
 /** An Error with a stable, machine-readable `code`. */
-export function codedError(code: string, message: string, cause?: unknown): Error & { code: string } {
-  const error = new Error(message, cause === undefined ? undefined : { cause }) as Error & { code: string };
+export function codedError(code: ErrorCode, message: string, cause?: unknown): CodecError {
+  const error = new Error(message, cause === undefined ? undefined : { cause }) as CodecError;
   error.code = code;
   return error;
 }

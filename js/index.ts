@@ -133,3 +133,5 @@ export type { GetOptions, Selection } from "./read.js";
 export { set } from "./write.js";
 export type { ChunkValue } from "./write.js";
 export { open } from "./open.js";
+export { ERROR_CODES, errorCode, isCodecError } from "./errors.js";
+export type { CodecError, ErrorCode } from "./errors.js";

@@ -46,7 +46,7 @@ function reader(kind, key, text) {
   } else {
     const { bindings } = started[kind];
     found = kind === "core" ? new bindings.ArrayReader(text) : new bindings.DecodedReader(text);
-    if (found.fallback !== undefined) throw Object.assign(new Error(found.fallback), { code: "UNSUPPORTED" });
+    if (found.fallback !== undefined) throw Object.assign(new Error(found.fallback), { code: "INVALID_METADATA" });
   }
   readers.set(id, found);
   while (readers.size > KEEP) {

@@ -193,14 +193,23 @@ test("terminate ends every worker; later reads reject with POOL_TERMINATED", asy
   const first = new WorkerPool(1);
   await get(arr, null, { pool: first });
   await first.terminate();
-  const before = threads();
+  // An OS thread may take a moment to go after its worker reports its exit (this pool's, or
+  // those of pools in earlier tests): the count once it has held still for 200 ms.
+  const settled = async () => {
+    let [count, still] = [threads(), 0];
+    for (let wait = 0; still < 10 && wait < 250; wait++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const now = threads();
+      [count, still] = [now, now === count ? still + 1 : 0];
+    }
+    return count;
+  };
+  const before = await settled();
   const own = new WorkerPool(4);
   await get(arr, null, { pool: own });
   assert.ok(threads() >= before + 4, `${threads()} threads with 4 workers, ${before} before`);
   await own.terminate();
-  // (An OS thread may take a moment to go after its worker reports its exit.)
-  for (let wait = 0; threads() > before && wait < 100; wait++) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(threads(), before);
+  assert.equal(await settled(), before);
   assert.equal(own.terminated, true);
   assert.equal((await rejection(() => get(arr, null, { pool: own }))).code, "POOL_TERMINATED");
   assert.throws(() => new WorkerPool(0), { code: "INVALID_ARGUMENT" });

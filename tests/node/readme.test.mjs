@@ -1,6 +1,7 @@
-// The README's worker-pool example, run as written: its code block is taken out of README.md,
-// saved as a module inside the package (so that "zarr-wasm-codecs" resolves to this package)
-// and run in a child process, which must print what the block's comment says and exit.
+// The README's JavaScript examples, run as written: each ```js block is taken out of
+// README.md, saved as a module inside the package (so that "zarr-wasm-codecs" resolves to this
+// package) and run in a child process, which must exit and print what the block's last
+// `console.log(...); // ...` comment says (up to a colon).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -18,16 +19,22 @@ function codeBlocks() {
   );
 }
 
-test("the README's worker-pool example runs as written and prints what it says", () => {
-  const blocks = codeBlocks().filter((b) => b.includes("new WorkerPool("));
-  assert.equal(blocks.length, 1);
-  const [code] = blocks;
-  const said = /console\.log\(.*\); \/\/ (\S+ \S+):/.exec(code);
-  assert.ok(said, "the example says what it prints");
-  const dir = join(root, "target/readme");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "pool-example.mjs");
-  writeFileSync(file, code);
-  const printed = execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8", timeout: 60000 });
-  assert.equal(printed.trim(), said[1]);
+const blocks = codeBlocks();
+
+test("the README has its examples", () => {
+  assert.ok(blocks.length >= 3, `${blocks.length} js blocks`);
 });
+
+for (const [i, code] of blocks.entries()) {
+  const imports = /from "zarr-wasm-codecs";/.test(code) ? code.match(/import \{([^}]*)\} from "zarr-wasm-codecs"/)[1].trim() : "";
+  test(`README example ${i + 1} (${imports}) runs as written and prints what it says`, () => {
+    const said = [...code.matchAll(/^\s*console\.log\(.*\); \/\/ ([^:\n]+)/gm)].at(-1);
+    assert.ok(said, "the example says what it prints");
+    const dir = join(root, "target/readme");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `example-${i + 1}.mjs`);
+    writeFileSync(file, code);
+    const printed = execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8", timeout: 60000 });
+    assert.equal(printed.trim(), said[1].trim());
+  });
+}

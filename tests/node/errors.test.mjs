@@ -1,0 +1,70 @@
+// The package's error codes: the exported list is every code the wasm and the JavaScript side
+// raise, and errorCode finds the code where zarrita wraps the package's error in its own.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import * as zarr from "zarrita";
+import { createChain, ERROR_CODES, errorCode, isCodecError, registerCodecs } from "zarr-wasm-codecs";
+
+registerCodecs();
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+test("ERROR_CODES lists every code the wasm and the JavaScript side raise, once", () => {
+  const rust = readFileSync(join(root, "src/error.rs"), "utf8");
+  const fromRust = [...rust.matchAll(/Error::\w+ \{ \.\. \} => "([A-Z_]+)"/g)].map((m) => m[1]);
+  assert.ok(fromRust.length >= 12, `${fromRust.length} codes in src/error.rs`);
+  const js = ["js", "js/worker"].flatMap((dir) =>
+    readdirSync(join(root, dir)).filter((f) => /\.(ts|js)$/.test(f)).map((f) => readFileSync(join(root, dir, f), "utf8")),
+  );
+  const fromJs = js.flatMap((text) => [...text.matchAll(/codedError\(\s*"([A-Z_]+)"|code: "([A-Z_]+)"/g)].map((m) => m[1] ?? m[2]));
+  assert.ok(fromJs.length >= 10, `${fromJs.length} codes raised in js/`);
+  for (const code of [...fromRust, ...fromJs]) assert.ok(ERROR_CODES.includes(code), `${code} is not in ERROR_CODES`);
+  assert.equal(new Set(ERROR_CODES).size, ERROR_CODES.length);
+  // The README names each of them.
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  for (const code of ERROR_CODES) assert.match(readme, new RegExp(`\`${code}\``), `${code} in the README`);
+});
+
+test("errorCode finds the package's code inside zarrita's CodecPipelineError", async () => {
+  const meta = {
+    zarr_format: 3, node_type: "array", shape: [4, 4], data_type: "float64", fill_value: 0, attributes: {},
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [4, 4] } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    codecs: [
+      { name: "scale_offset", configuration: { offset: 0, scale: 10 } },
+      { name: "cast_value", configuration: { data_type: "int16" } },
+      { name: "bytes", configuration: { endian: "little" } },
+    ],
+  };
+  const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta))], ["/c/0/0", new Uint8Array(31)]]);
+  const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+  const e = await zarr.get(arr).then(() => assert.fail("read a 31-byte chunk"), (x) => x);
+  assert.equal(isCodecError(e), false, "zarrita's own error");
+  assert.equal(errorCode(e), "CHUNK_LENGTH");
+  // A value that does not fit: CAST, with zarrita's error around it.
+  const w = await zarr.set(arr, null, { data: new Float64Array(16).fill(1e9), shape: [4, 4], stride: [4, 1] }).then(
+    () => assert.fail("wrote 1e10 as int16"),
+    (x) => x,
+  );
+  assert.equal(errorCode(w), "CAST");
+});
+
+test("errorCode and isCodecError on the package's own errors and on others", async () => {
+  const e = await createChain({ data_type: "float64", codecs: [{ name: "scale_offset", configuration: { scale: "x" } }] }).then(
+    () => assert.fail("built a chain with scale 'x'"),
+    (x) => x,
+  );
+  assert.equal(isCodecError(e), true);
+  assert.equal(errorCode(e), e.code);
+  assert.ok(ERROR_CODES.includes(e.code));
+  assert.equal(errorCode(new Error("other")), undefined);
+  assert.equal(errorCode(Object.assign(new Error("fs"), { code: "ENOENT" })), undefined);
+  assert.equal(errorCode(undefined), undefined);
+  assert.equal(errorCode("CAST"), undefined);
+  const cycle = new Error("a");
+  cycle.cause = cycle;
+  assert.equal(errorCode(cycle), undefined);
+});
