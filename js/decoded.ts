@@ -2,6 +2,7 @@
 // (scale_factor, add_offset) applied, as the array's attributes ask. Opt-in: zarr.get's own
 // results are left as they are. The rules live in Rust (src/missing.rs).
 import * as zarr from "zarrita";
+import { naming } from "./errors.js";
 import { loadPacking } from "./load.js";
 import { type GetOptions, getDecodedDirect, type Selection } from "./read.js";
 
@@ -37,6 +38,10 @@ export async function getDecoded(
   selection: Selection = null,
   options: GetOptions = {},
 ): Promise<DecodedChunk> {
+  return naming(arr.path, () => decodedRead(arr, selection, options));
+}
+
+async function decodedRead(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
   const direct = await getDecodedDirect(arr, selection, options);
   if (direct) return direct;
   const [raw, wasm] = await Promise.all([zarr.get(arr, selection, options as never), loadPacking()]);

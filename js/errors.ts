@@ -53,6 +53,20 @@ export function errorCode(e: unknown): ErrorCode | undefined {
   return undefined;
 }
 
+/**
+ * Runs `work` for the array at `path`; an error of the package's that it throws names the
+ * array in its message (its code and everything else unchanged).
+ */
+export async function naming<T>(path: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    const prefix = `array "${path}": `;
+    if (isCodecError(e) && !e.message.startsWith(prefix)) e.message = prefix + e.message;
+    throw e;
+  }
+}
+
 /** An Error with a stable, machine-readable `code`. */
 export function codedError(code: ErrorCode, message: string, cause?: unknown): CodecError {
   const error = new Error(message, cause === undefined ? undefined : { cause }) as CodecError;

@@ -4,6 +4,7 @@ import * as zarr from "zarrita";
 import { GzipCodec } from "./gzip.js";
 import { exactJson, numberJson } from "./json.js";
 import { type Bindings, loadWasm, loadZfp } from "./load.js";
+import { markOurs } from "./registry.js";
 import { exactCodecLists } from "./open.js";
 
 export { loadWasm, loadZfp } from "./load.js";
@@ -39,6 +40,7 @@ type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
 export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
   for (const name of ["scale_offset", "cast_value"]) {
     const entry = async () => arrayToArrayCodec(await loadWasm(), name);
+    markOurs(entry);
     // zarrita's Codec type is numcodecs' signature; array -> array codecs take chunks.
     registry.set(name, entry as unknown as RegistryEntry);
   }
@@ -46,6 +48,7 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
     const [{ zfpCodecEntry }, bindings] = await Promise.all([import("./zfp.js"), loadZfp()]);
     return zfpCodecEntry(bindings);
   };
+  markOurs(zfp);
   registry.set("zfp", zfp as unknown as RegistryEntry);
   registry.set("gzip", (async () => GzipCodec) as unknown as RegistryEntry);
 }

@@ -5,7 +5,7 @@
 // memory, from where each tile is copied once into its place in the output. No chunk is
 // decoded into an array of its own.
 import * as zarr from "zarrita";
-import { codedError } from "./errors.js";
+import { codedError, naming } from "./errors.js";
 import { type Bindings, type PackingBindings, compiledOf, loadPacking, loadWasm, memoryOf } from "./load.js";
 import { isNode } from "./node.js";
 import { defaultPool, WorkerPool } from "./pool.js";
@@ -437,11 +437,13 @@ function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | 
  * path does not run in place (e.g. `transpose`, `zfp`, a v2 array, float16 where there is no
  * Float16Array) are read by `zarr.get` instead.
  */
-export async function get(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
-  const a = await coreAccess(arr);
-  if (typeof a === "string") return zarr.get(arr, selection, options as never);
-  const Out = typedArrayFor(a.layout.data_type)!;
-  return result(await readInto(arr, a, selection, options, Out, Uint8Array.from(a.layout.fill_bytes)));
+export function get(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
+  return naming(arr.path, async () => {
+    const a = await coreAccess(arr);
+    if (typeof a === "string") return zarr.get(arr, selection, options as never);
+    const Out = typedArrayFor(a.layout.data_type)!;
+    return result(await readInto(arr, a, selection, options, Out, Uint8Array.from(a.layout.fill_bytes)));
+  });
 }
 
 /** `getDecoded`'s path: tiles decoded, masked and scaled into float64 as they are placed. */

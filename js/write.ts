@@ -4,7 +4,8 @@
 // zarr.json, compressed, and kept in memory; the store sees writes only once every chunk has
 // encoded.
 import * as zarr from "zarrita";
-import { codedError } from "./errors.js";
+import { codedError, naming } from "./errors.js";
+import { isOurs } from "./registry.js";
 import { GzipCodec } from "./gzip.js";
 import {
   type ArrayAccess,
@@ -12,6 +13,7 @@ import {
   coreAccess,
   decodeBytes,
   filled,
+  metadataText,
   type Selection,
   type TypedArray,
   typedArrayFor,
@@ -171,8 +173,36 @@ export function stagingStore(base?: zarr.Readable) {
   return { store, staged };
 }
 
+/** The package's codecs an array's zarr.json names (inner codecs of a shard too). */
+function packageCodecs(text: string | undefined): string[] {
+  const names = new Set<string>();
+  const walk = (codecs: unknown) => {
+    if (!Array.isArray(codecs)) return;
+    for (const c of codecs as { name?: string; configuration?: { codecs?: unknown } }[]) {
+      if (c?.name && ["scale_offset", "cast_value", "zfp"].includes(c.name)) names.add(c.name);
+      walk(c?.configuration?.codecs);
+    }
+  };
+  try {
+    walk(JSON.parse(text ?? "{}").codecs);
+  } catch {
+    // Not JSON: zarr.set says what is wrong.
+  }
+  return [...names];
+}
+
 /** zarr.set run against a staging store, so that it too writes all or nothing. */
 async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown) {
+  // zarrita's own scale_offset and cast_value do not encode, and it has no zfp.
+  for (const name of packageCodecs(await metadataText(arr as never))) {
+    if (!isOurs(zarr.registry.get(name))) {
+      throw codedError(
+        "UNKNOWN_CODEC",
+        `${name} is encoded by this package's codec, which is not in zarrita's registry: call registerCodecs() ` +
+          "(from zarr-wasm-codecs) before opening arrays",
+      );
+    }
+  }
   const { store, staged } = stagingStore(arr.store);
   const twin = await zarr.open.v3(new zarr.Location(store, arr.path), { kind: "array" });
   await zarr.set(twin as Writable, selection, value as never);
@@ -186,17 +216,19 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
  * when any chunk fails to encode, it throws and the store is unchanged. Sharded arrays, and
  * chains this path does not run, are written by zarr.set (through the same staging).
  */
-export async function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue): Promise<void> {
-  const a = await coreAccess(arr as never);
-  if (typeof a === "string" || a.layout.shard) {
-    const plan = planSelection(selection, arr.shape, arr.chunks);
-    if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
-    return stagedZarrSet(arr, selection, value);
-  }
-  const plan = planSelection(selection, a.layout.shape, a.chunkShape);
-  const checked = checkValue(a.layout.data_type, plan, value);
-  const staged = await encodeBoxes(arr, a, plan, checked);
-  for (const [path, bytes] of staged) await arr.store.set(path, bytes);
+export function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue): Promise<void> {
+  return naming(arr.path, async () => {
+    const a = await coreAccess(arr as never);
+    if (typeof a === "string" || a.layout.shard) {
+      const plan = planSelection(selection, arr.shape, arr.chunks);
+      if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
+      return stagedZarrSet(arr, selection, value);
+    }
+    const plan = planSelection(selection, a.layout.shape, a.chunkShape);
+    const checked = checkValue(a.layout.data_type, plan, value);
+    const staged = await encodeBoxes(arr, a, plan, checked);
+    for (const [path, bytes] of staged) await arr.store.set(path, bytes);
+  });
 }
 
 async function encodeBoxes(arr: Writable, a: ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js").ArrayReader>>, plan: Plan, value: ChunkValue | TypedArray) {

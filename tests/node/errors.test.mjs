@@ -68,3 +68,24 @@ test("errorCode and isCodecError on the package's own errors and on others", asy
   cycle.cause = cycle;
   assert.equal(errorCode(cycle), undefined);
 });
+
+test("get, set and getDecoded name the array in the package's errors", async () => {
+  const { getDecoded, set: write, get: read } = await import("zarr-wasm-codecs");
+  const meta = {
+    zarr_format: 3, node_type: "array", shape: [4], data_type: "float64", fill_value: 0, attributes: {},
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [4] } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    codecs: [{ name: "cast_value", configuration: { data_type: "int8" } }, { name: "bytes" }],
+  };
+  const store = new Map([["/sst/zarr.json", new TextEncoder().encode(JSON.stringify(meta))], ["/sst/c/0", new Uint8Array(3)]]);
+  const arr = await zarr.open.v3(zarr.root(store).resolve("sst"), { kind: "array" });
+  for (const [what, run, code] of [
+    ["get", () => read(arr), "CHUNK_LENGTH"],
+    ["getDecoded", () => getDecoded(arr), "CHUNK_LENGTH"],
+    ["set", () => write(arr, null, { data: Float64Array.of(1, 2, 300, 4), shape: [4], stride: [1] }), "CAST"],
+  ]) {
+    const e = await run().then(() => assert.fail(`${what} did not fail`), (x) => x);
+    assert.equal(e.code, code, what);
+    assert.match(e.message, /^array "\/sst": /, what);
+  }
+});

@@ -38,3 +38,17 @@ for (const [i, code] of blocks.entries()) {
     assert.equal(printed.trim(), said[1].trim());
   });
 }
+
+test("the README's API section names every export of the package", async () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## API"), readme.indexOf("\n## ", readme.indexOf("## API") + 1));
+  const exports = Object.keys(await import("zarr-wasm-codecs"));
+  assert.ok(exports.length >= 18, `${exports.length} exports`);
+  for (const name of exports) assert.match(section, new RegExp(`\`${name}[(\`]`), `${name} in the API section`);
+  const dts = readFileSync(join(root, "dist/index.d.ts"), "utf8");
+  for (const type of ["CodecRegistry", "GetOptions", "Selection", "ChunkValue", "DecodedChunk", "DataRange", "PackingPlan",
+    "PlanOptions", "WritePackedOptions", "ErrorCode", "CodecError"]) {
+    assert.match(dts, new RegExp(`\\b${type}\\b`), `${type} is exported`);
+    assert.match(section, new RegExp(`\`${type}\``), `${type} in the API section`);
+  }
+});
