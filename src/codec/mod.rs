@@ -400,8 +400,12 @@ impl Chain {
             });
         }
         let mut current: Option<ArrayData> = None;
-        for codec in &self.array_codecs {
-            let next = codec.encode(current.as_ref().unwrap_or(values))?;
+        for (k, codec) in self.array_codecs.iter().enumerate() {
+            let input = current.as_ref().unwrap_or(values);
+            let next = codec.encode(input).map_err(|e| match k {
+                0 => e,
+                _ => given_value(e, codec, values, input),
+            })?;
             current = Some(next);
         }
         self.serializer.encode(current.as_ref().unwrap_or(values))
@@ -426,6 +430,41 @@ impl Chain {
             data = codec.decode(&data)?;
         }
         Ok(data)
+    }
+}
+
+/// A codec after the first refused a value the earlier codecs made: the message also gives the
+/// element, the value the caller gave and what it became (every codec is element-wise, so the
+/// first element the codec refuses on its own is the one).
+fn given_value(e: Error, codec: &ArrayCodec, given: &ArrayData, input: &ArrayData) -> Error {
+    let refused = (0..input.len()).find(|&i| {
+        input
+            .get(i)
+            .is_some_and(|v| codec.encode(&ArrayData::filled(v, 1)).is_err())
+    });
+    let (Some(i), Some(before), Some(after)) = (
+        refused,
+        refused.and_then(|i| given.get(i)),
+        refused.and_then(|i| input.get(i)),
+    ) else {
+        return e;
+    };
+    let note = format!(
+        " (element {i}: the value given was {}, which the codecs before {} made {})",
+        before.to_json(),
+        codec.name(),
+        after.to_json()
+    );
+    match e {
+        Error::Cast { codec, message } => Error::Cast {
+            codec,
+            message: message + &note,
+        },
+        Error::Overflow { codec, message } => Error::Overflow {
+            codec,
+            message: message + &note,
+        },
+        other => other,
     }
 }
 

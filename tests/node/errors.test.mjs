@@ -89,3 +89,27 @@ test("get, set and getDecoded name the array in the package's errors", async () 
     assert.match(e.message, /^array "\/sst": /, what);
   }
 });
+
+test("a value cast_value refuses after scale_offset: the message gives the value as written and as scaled", async () => {
+  const { set: write } = await import("zarr-wasm-codecs");
+  const meta = {
+    zarr_format: 3, node_type: "array", shape: [4], data_type: "float64", fill_value: 0, attributes: {},
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [4] } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    codecs: [
+      { name: "scale_offset", configuration: { offset: -10, scale: 10 } },
+      { name: "cast_value", configuration: { data_type: "int8" } },
+      { name: "bytes" },
+    ],
+  };
+  const store = new Map([["/t/zarr.json", new TextEncoder().encode(JSON.stringify(meta))]]);
+  const arr = await zarr.open.v3(zarr.root(store).resolve("t"), { kind: "array" });
+  const e = await write(arr, null, { data: Float64Array.of(1, 2, 99, 4), shape: [4], stride: [1] }).then(
+    () => assert.fail("wrote 99 as int8 after scaling"),
+    (x) => x,
+  );
+  assert.equal(e.code, "CAST");
+  assert.match(e.message, /^array "\/t": cast_value: /);
+  assert.match(e.message, /element 2: the value given was 99(\.0)?, which the codecs before cast_value made 1090(\.0)?\)/);
+  assert.deepEqual([...store.keys()], ["/t/zarr.json"]);
+});
