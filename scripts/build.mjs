@@ -37,6 +37,11 @@ for (const m of modules) {
     "--remove-name-section", "--remove-producers-section",
     "--out-name", m.name, "--out-dir", glue, built,
   ]);
+  // wasm-bindgen declares `[Symbol.dispose]()` on its classes, which type-checks only with
+  // lib esnext.disposable: the declarations keep `free()` alone, so that an app's types check
+  // with the ES2022 lib (the method is still there at run time, for `using`).
+  const dts = join(glue, `${m.name}.d.ts`);
+  writeFileSync(dts, readFileSync(dts, "utf8").replace(/^ *\[Symbol\.dispose\]\(\): void;\n/gm, ""));
   const wasm = readFileSync(join(glue, `${m.name}_bg.wasm`));
   writeFileSync(
     join(glue, `${m.name}_inline.js`),
