@@ -1,9 +1,9 @@
 // Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
-// failed start is not cached, so a later call can try again. The zfp and packing modules are
-// separate files reached only through dynamic imports, so readers never load them.
+// failed start is not cached, so a later call can try again. Each module is loaded from its
+// .wasm file, or from a base64 copy where that cannot be had; the zfp and packing modules are
+// reached only through dynamic imports, so readers never load them.
 import { builtin } from "./node.js";
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
-import wasmBase64 from "./wasm/zarr_wasm_codecs_inline.js";
 
 export type Bindings = typeof bindings;
 export type ZfpBindings = typeof import("./wasm/zarr_wasm_codecs_zfp.js");
@@ -48,57 +48,81 @@ export function compiledOf(module: object): WebAssembly.Module {
   return found;
 }
 
+/** Whether the modules come from their base64 copies only (see `useInlineWasm`). */
+let inlineOnly = false;
+
+/**
+ * Makes the modules load from the base64 copies inside the package's ES modules, never from
+ * the .wasm files (what "zarr-wasm-codecs/inline" does on import): for environments that
+ * cannot fetch or read files, or bundlers that do not copy them.
+ */
+export function useInlineWasm(): void {
+  inlineOnly = true;
+}
+
+/**
+ * A module's wasm, compiled: from its .wasm file beside this module where that can be read
+ * (Node) or fetched (browsers with no bundler, and bundlers that copy the files
+ * `new URL(..., import.meta.url)` names, as Vite and webpack 5 do), streaming where the server
+ * says application/wasm; otherwise (esbuild, which does not copy them, or after
+ * `useInlineWasm`) from the copy inlined as base64 in an ES module.
+ */
+async function compileWasm(file: () => URL, inline: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {
+  if (!inlineOnly) {
+    try {
+      const url = file();
+      if (url.protocol === "file:") {
+        const fs = await builtin<{ readFile(path: URL): Promise<Uint8Array<ArrayBuffer>> }>("fs/promises");
+        return await WebAssembly.compile(await fs.readFile(url));
+      }
+      const response = await fetch(url);
+      if (response.ok) {
+        if (/^application\/wasm\b/.test(response.headers.get("content-type") ?? "")) {
+          return await WebAssembly.compileStreaming(response);
+        }
+        return await WebAssembly.compile(await response.arrayBuffer());
+      }
+    } catch {
+      // The inline copy below.
+    }
+  }
+  return WebAssembly.compile(decodeBase64((await inline()).default) as Uint8Array<ArrayBuffer>);
+}
+
 /** The core module (scale_offset, cast_value, chains); every caller gets the same instance. */
 export const loadWasm: () => Promise<Bindings> = once(async () => {
-  const module = await WebAssembly.compile(decodeBase64(wasmBase64) as Uint8Array<ArrayBuffer>);
+  const module = await compileWasm(
+    () => new URL("./wasm/zarr_wasm_codecs.wasm", import.meta.url),
+    () => import("./wasm/zarr_wasm_codecs_inline.js"),
+  );
   const exports = await init({ module_or_path: module });
   memories.set(bindings, exports.memory);
   compiled.set(bindings, module);
   return bindings;
 });
 
-/**
- * The zfp module's wasm, compiled: from its .wasm file beside this module where that can be
- * read (Node) or fetched (browsers with no bundler, and bundlers that copy the files
- * `new URL(..., import.meta.url)` names, as Vite and webpack 5 do), streaming where the
- * server says application/wasm; otherwise (esbuild, which does not copy it) from the copy
- * inlined as base64 in an ES module.
- */
-async function zfpModule(): Promise<WebAssembly.Module> {
-  try {
-    const url = new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url);
-    if (url.protocol === "file:") {
-      const fs = await builtin<{ readFile(path: URL): Promise<Uint8Array<ArrayBuffer>> }>("fs/promises");
-      return await WebAssembly.compile(await fs.readFile(url));
-    }
-    const response = await fetch(url);
-    if (response.ok) {
-      if (/^application\/wasm\b/.test(response.headers.get("content-type") ?? "")) {
-        return await WebAssembly.compileStreaming(response);
-      }
-      return await WebAssembly.compile(await response.arrayBuffer());
-    }
-  } catch {
-    // The inline copy below.
-  }
-  const inline = await import("./wasm/zarr_wasm_codecs_zfp_inline.js");
-  return WebAssembly.compile(decodeBase64(inline.default) as Uint8Array<ArrayBuffer>);
-}
-
 /** The zfp module, loaded on first use. */
 export const loadZfp: () => Promise<ZfpBindings> = once(async () => {
-  const [zfp, module] = await Promise.all([import("./wasm/zarr_wasm_codecs_zfp.js"), zfpModule()]);
+  const [zfp, module] = await Promise.all([
+    import("./wasm/zarr_wasm_codecs_zfp.js"),
+    compileWasm(
+      () => new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url),
+      () => import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
+    ),
+  ]);
   await zfp.default({ module_or_path: module });
   return zfp;
 });
 
 /** The packing module (planner, decoded reads), loaded on first use. */
 export const loadPacking: () => Promise<PackingBindings> = once(async () => {
-  const [plan, inline] = await Promise.all([
+  const [plan, module] = await Promise.all([
     import("./wasm/zarr_wasm_codecs_packing.js"),
-    import("./wasm/zarr_wasm_codecs_packing_inline.js"),
+    compileWasm(
+      () => new URL("./wasm/zarr_wasm_codecs_packing.wasm", import.meta.url),
+      () => import("./wasm/zarr_wasm_codecs_packing_inline.js"),
+    ),
   ]);
-  const module = await WebAssembly.compile(decodeBase64(inline.default) as Uint8Array<ArrayBuffer>);
   const exports = await plan.default({ module_or_path: module });
   memories.set(plan, exports.memory);
   compiled.set(plan, module);

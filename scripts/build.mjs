@@ -16,15 +16,15 @@ mkdirSync(glue, { recursive: true });
 
 // The core and packing modules at opt-level "z" (profile release), zfp at 2 (profile
 // release-zfp) with wasm SIMD (simd128: Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+),
-// which LLVM uses in zfp-rs's block loops. The zfp module also ships as a .wasm file of its
-// own (`file`), which js/load.ts loads beside the glue where it can.
+// which LLVM uses in zfp-rs's block loops. Each module ships as a .wasm file (`file`), which
+// js/load.ts loads beside the glue where it can, and as a base64 copy in an ES module.
 const modules = [
-  { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target", profile: "release", worker: "core" },
+  { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target", profile: "release", worker: "core", file: true },
   {
     name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module",
     profile: "release-zfp", rustflags: "-C target-feature=+simd128", file: true,
   },
-  { name: "zarr_wasm_codecs_packing", features: ["--no-default-features", "--features", "packing-module"], targetDir: "target/packing-module", profile: "release", worker: "packing" },
+  { name: "zarr_wasm_codecs_packing", features: ["--no-default-features", "--features", "packing-module"], targetDir: "target/packing-module", profile: "release", worker: "packing", file: true },
 ];
 const report = {};
 const workerGlue = {};

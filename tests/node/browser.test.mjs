@@ -112,6 +112,9 @@ test("browser, no bundler (import map over dist/): reads equal zarr-python's", a
   assert.equal(result.design_2d.type, "Float64Array");
   // Reading packed integers never downloads the zfp module.
   assert.deepEqual(zfpRequests(), []);
+  // The core module comes as its .wasm file, not as the base64 copy.
+  assert.ok(requested.includes("/dist/wasm/zarr_wasm_codecs.wasm"), `${requested}`);
+  assert.ok(!requested.some((p) => p.endsWith("_inline.js")), `${requested}`);
   assert.deepEqual(consoleErrors, []);
 });
 
@@ -139,6 +142,9 @@ test("browser, bundled by Vite: reads equal zarr-python's", async () => {
   requested.length = 0;
   const result = await readInPage(`${base}/target/vite-test/vite.html?stores=${STORES}`);
   checkAgainstReference(result);
+  // The core module as its .wasm file, which Vite copies (new URL(..., import.meta.url)).
+  assert.equal(requested.filter((p) => p.endsWith(".wasm")).length, 1, `${requested}`);
+  assert.ok(!requested.some((p) => /_inline/.test(p)), `${requested}`);
   // Vite splits the zfp module into its own chunk, which this page never asks for.
   const assets = readdirSync(join(outDir, "assets"));
   assert.ok(assets.some((a) => /zfp/.test(a)), `a separate zfp chunk among ${assets}`);
@@ -182,10 +188,14 @@ test("browser, bundled by Vite, worker pool: the workers start with no configura
 
 const ENTRY = join(root, "tests/browser/bundle-entry.js");
 
-/** Bundles the entry with esbuild (ES modules, split), as an app would; its warnings. */
+/**
+ * Bundles the entry with esbuild (ES modules, split), as an app would, and the same with
+ * "zarr-wasm-codecs/inline" (esbuild does not copy the .wasm files); its warnings.
+ */
 async function esbuildBundle(outdir) {
   const result = await esbuild.build({
-    entryPoints: { entry: ENTRY }, outdir, bundle: true, format: "esm", splitting: true, minify: true,
+    entryPoints: { entry: ENTRY, inline: join(root, "tests/browser/inline-entry.js") },
+    outdir, bundle: true, format: "esm", splitting: true, minify: true,
     platform: "browser", logLevel: "silent",
   });
   return result.warnings.map((w) => w.text);
@@ -214,12 +224,21 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     mkdirSync(dir, { recursive: true });
     // No configuration but the entry: the wasm and the worker script need none.
     assert.deepEqual(await bundle(dir), [], `${name} warns`);
-    writeFileSync(join(dir, "index.html"), `<!doctype html><meta charset="utf-8"><script type="${type}" src="./entry.js"></script>\n`);
-    const page = `${base}/target/${name.split(" ")[0]}-test/index.html?stores=${STORES}`;
+    const html = (entry) => `<!doctype html><meta charset="utf-8"><script type="${type}" src="./${entry}.js"></script>\n`;
+    writeFileSync(join(dir, "index.html"), html("entry"));
+    writeFileSync(join(dir, "inline.html"), html("inline"));
+    // webpack copies the .wasm files; esbuild does not: its app imports "zarr-wasm-codecs/inline".
+    const reads = name === "esbuild" ? "inline.html" : "index.html";
+    const page = `${base}/target/${name.split(" ")[0]}-test/${reads}?stores=${STORES}`;
+    requested.length = 0;
     checkAgainstReference(await readInPage(page));
+    const wasmFiles = requested.filter((p) => p.endsWith(".wasm"));
+    if (name === "esbuild") assert.deepEqual(wasmFiles, [], "the inline entry asks for no .wasm file");
+    else assert.equal(wasmFiles.length, 1, `the core module's .wasm file: ${wasmFiles}`);
     checkPool(await readInPage(`${page}&pool=1`), false);
     checkPool(await readInPage(`${page}&pool=1&isolate=1`), true);
-    // zfp: webpack copies the .wasm file; esbuild does not, and the base64 copy is loaded.
+    // zfp with the plain entry (zarr.get with the zfp codec: the zfp module alone): webpack's
+    // copy of its .wasm file is loaded; esbuild's app does not find it and loads the base64 copy.
     const zfp = await readZfpInPage(`${base}/target/${name.split(" ")[0]}-test/index.html?zfp=1`);
     if (name === "esbuild") {
       assert.deepEqual(zfp.wasm.map((w) => w.status), [404], JSON.stringify(zfp.wasm));

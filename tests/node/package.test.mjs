@@ -36,3 +36,13 @@ test("package.json: a build before packing, the license files, the tested zarrit
   const [major, minor, patch] = tested.split(".").map(Number);
   assert.ok(major === 0 && minor === 7 && patch >= 5, `the tested zarrita ${tested} is in the range`);
 });
+
+test('"zarr-wasm-codecs/inline": the same package, with the wasm from its base64 copies', () => {
+  const code = `
+    import * as inline from "zarr-wasm-codecs/inline";
+    import * as plain from "zarr-wasm-codecs";
+    const chain = await inline.createChain({ data_type: "float64", fill_value: 0, chunk_shape: [2], codecs: [{ name: "cast_value", configuration: { data_type: "int8" } }, { name: "bytes" }] });
+    console.log(JSON.stringify({ same: inline.get === plain.get && Object.keys(inline).length === Object.keys(plain).length, bytes: Array.from(chain.encode(Float64Array.of(3, -4))) }));`;
+  const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8" }));
+  assert.deepEqual(out, { same: true, bytes: [3, 252] });
+});
