@@ -1,5 +1,6 @@
-// What the bundler tests' entries run: reads the stores named in the page's query, on one
-// thread or (`pool`) with a worker pool, or (`zfp`) zfpy's streams, which load the zfp module.
+// What the test pages run (plain.html and the bundler tests' entries): reads the stores named
+// in the page's query, on one thread or (`pool`) with a worker pool, or (`zfp`) zfpy's
+// streams, which load the zfp module.
 import { readStores, readStoresWithPool, readZfpCases } from "./read.js";
 
 export function start() {
