@@ -12,7 +12,7 @@
 import * as zarr from "zarrita";
 import { get, getDecoded, registerCodecs, set } from "zarr-wasm-codecs";
 import { loadWasm } from "zarr-wasm-codecs";
-import { designField, median, seededShuffle } from "./util.mjs";
+import { designField, median, seededShuffle, timeRounds } from "./util.mjs";
 
 const N = 2048;
 const CHUNK = 512;
@@ -89,16 +89,7 @@ for (const [name, codecs] of Object.entries(CASES)) {
       sink += out.length;
     },
   };
-  const runs = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
-  // Untimed rounds first: JIT, wasm memory growth and the first touches of memory.
-  for (let r = 0; r < 3; r++) for (const k of Object.keys(reads)) await reads[k]();
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const k of shuffled(Object.keys(reads))) {
-      const t0 = performance.now();
-      await reads[k]();
-      runs[k].push(performance.now() - t0);
-    }
-  }
+  const runs = await timeRounds(reads, ROUNDS, shuffled);
   // Time inside the wasm calls of get: the reader's methods timed, in separate rounds.
   const proto = wasm.ArrayReader.prototype;
   const inner = { setChunk: proto.setChunk, decodeTile: proto.decodeTile };
@@ -171,15 +162,7 @@ for (const [name, codecs] of Object.entries(CASES)) {
       sink += out.length;
     },
   };
-  const runs = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
-  for (let r = 0; r < 3; r++) for (const k of Object.keys(reads)) await reads[k]();
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const k of shuffled(Object.keys(reads))) {
-      const t0 = performance.now();
-      await reads[k]();
-      runs[k].push(performance.now() - t0);
-    }
-  }
+  const runs = await timeRounds(reads, ROUNDS, shuffled);
   const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v)]));
   results["int16 + CF attributes (getDecoded)"] = {
     median_ms: m,

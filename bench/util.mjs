@@ -41,3 +41,21 @@ export function designField(n) {
   }
   return data;
 }
+
+/**
+ * Times each of `reads` (named async functions) `rounds` times, in a new `shuffled` order each
+ * round, after 3 untimed rounds (JIT, wasm memory growth, the first touches of memory): the
+ * times in ms, by name.
+ */
+export async function timeRounds(reads, rounds, shuffled) {
+  const runs = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
+  for (let r = 0; r < 3; r++) for (const k of Object.keys(reads)) await reads[k]();
+  for (let r = 0; r < rounds; r++) {
+    for (const k of shuffled(Object.keys(reads))) {
+      const t0 = performance.now();
+      await reads[k]();
+      runs[k].push(performance.now() - t0);
+    }
+  }
+  return runs;
+}

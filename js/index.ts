@@ -5,6 +5,8 @@ import { GzipCodec } from "./gzip.js";
 import { exactJson, numberJson } from "./json.js";
 import { type Bindings, loadWasm, loadZfp } from "./load.js";
 import { markOurs } from "./registry.js";
+
+export { CODEC_NAMES } from "./registry.js";
 import { exactCodecLists } from "./open.js";
 
 export { loadWasm, loadZfp } from "./load.js";
@@ -27,8 +29,6 @@ interface Chunk {
   stride: number[];
 }
 
-/** The wasm codecs this package registers (zfp loads its own module on first use). */
-export const CODEC_NAMES = ["scale_offset", "cast_value", "zfp"] as const;
 
 type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
 

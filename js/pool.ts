@@ -74,6 +74,7 @@ const IN_FLIGHT = 2;
 /** The most bytes of given-back buffers an idle pool keeps for its next read. */
 const SPARE_BYTES = 16 << 20;
 
+const terminatedError = () => codedError("POOL_TERMINATED", "the worker pool was terminated");
 
 let source: Promise<string> | undefined;
 function workerSource(): Promise<string> {
@@ -125,7 +126,7 @@ export class WorkerPool {
    */
   async terminate(): Promise<void> {
     this.ended = true;
-    const terminated = codedError("POOL_TERMINATED", "the worker pool was terminated");
+    const terminated = terminatedError();
     for (const w of this.waiting.splice(0)) w.reject(terminated);
     this.spare = [];
     const slots = await this.slots?.catch(() => []);
@@ -141,9 +142,7 @@ export class WorkerPool {
    * copied for a worker just before it needs them: a little at a time, in many short tasks.
    */
   async run(job: Job, module: WebAssembly.Module): Promise<ArrayBuffer | undefined> {
-    if (this.ended) throw codedError("POOL_TERMINATED", "the worker pool was terminated");
-    this.slots ??= this.start();
-    const slots = await this.slots;
+    const slots = await this.workers();
     return new Promise((resolve, reject) => {
       this.waiting.push({ job, module, resolve, reject });
       this.dispatch(slots);
@@ -158,9 +157,7 @@ export class WorkerPool {
    * in order, so `finish` (sent after the last place) gets the complete output.
    */
   async assemble(type: string, length: number, fill: Uint8Array): Promise<Assembly> {
-    if (this.ended) throw codedError("POOL_TERMINATED", "the worker pool was terminated");
-    this.slots ??= this.start();
-    const slots = await this.slots;
+    const slots = await this.workers();
     const slot = slots[this.reads % slots.length];
     const read = this.reads++;
     slot.port.post({ op: "begin", read, type, length, fill });
@@ -178,14 +175,27 @@ export class WorkerPool {
       },
       finish: () =>
         new Promise<ArrayBuffer>((resolve, reject) => {
-          if (this.ended) return reject(codedError("POOL_TERMINATED", "the worker pool was terminated"));
+          if (this.ended) return reject(terminatedError());
           if (slot.lost) return reject(slot.lost);
-          const id = this.jobs++;
-          slot.pending.set(id, { resolve: resolve as (b: ArrayBuffer | undefined) => void, reject });
-          if (slot.pending.size === 1) slot.port.hold(true);
+          const id = this.owe(slot, { resolve: resolve as (b: ArrayBuffer | undefined) => void, reject });
           slot.port.post({ op: "end", read, job: id });
         }),
     };
+  }
+
+  /** The workers, started on first use; refused once the pool is terminated. */
+  private async workers(): Promise<Slot[]> {
+    if (this.ended) throw terminatedError();
+    this.slots ??= this.start();
+    return this.slots;
+  }
+
+  /** Registers an answer a worker owes (holding Node's process meanwhile); its job id. */
+  private owe(slot: Slot, pending: Pending): number {
+    const id = this.jobs++;
+    slot.pending.set(id, pending);
+    if (slot.pending.size === 1) slot.port.hold(true);
+    return id;
   }
 
   private dispatch(slots: Slot[]) {
@@ -198,9 +208,7 @@ export class WorkerPool {
         slot.port.post({ op: "start", kind: job.kind, module });
         slot.started.add(job.kind);
       }
-      const id = this.jobs++;
-      slot.pending.set(id, { resolve, reject });
-      if (slot.pending.size === 1) slot.port.hold(true);
+      const id = this.owe(slot, { resolve, reject });
       // The stored bytes may belong to the store: a copy of them is transferred (one memcpy;
       // a structured clone of the same bytes costs several times as much in Chromium), into
       // a buffer a worker gave back when there is one large enough.

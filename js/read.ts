@@ -32,7 +32,7 @@ export interface GetOptions {
    * With a pool: whether the workers write straight into an output backed by a
    * SharedArrayBuffer (the result's `data.buffer` is then one). By default they do where
    * SharedArrayBuffer is usable: Node, and pages that are cross-origin isolated. Otherwise
-   * each worker transfers its chunk's values and the main thread places them.
+   * one worker assembles the output and transfers it whole.
    */
   useSharedArrayBuffer?: boolean;
 }

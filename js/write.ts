@@ -5,7 +5,7 @@
 // encoded.
 import * as zarr from "zarrita";
 import { codedError, naming } from "./errors.js";
-import { isOurs } from "./registry.js";
+import { CODEC_NAMES, isOurs } from "./registry.js";
 import { GzipCodec } from "./gzip.js";
 import {
   type ArrayAccess,
@@ -179,7 +179,7 @@ function packageCodecs(text: string | undefined): string[] {
   const walk = (codecs: unknown) => {
     if (!Array.isArray(codecs)) return;
     for (const c of codecs as { name?: string; configuration?: { codecs?: unknown } }[]) {
-      if (c?.name && ["scale_offset", "cast_value", "zfp"].includes(c.name)) names.add(c.name);
+      if (c?.name && (CODEC_NAMES as readonly string[]).includes(c.name)) names.add(c.name);
       walk(c?.configuration?.codecs);
     }
   };
