@@ -6,6 +6,7 @@ import { naming } from "./errors.js";
 import { loadPacking } from "./load.js";
 import { type GetOptions, getDecodedDirect, type Selection } from "./read.js";
 
+/** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
 export interface DecodedChunk {
   data: Float64Array;
   shape: number[];

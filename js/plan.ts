@@ -7,6 +7,7 @@ import { open } from "./open.js";
 import { cOrderStrides } from "./strides.js";
 import { set, stagingStore } from "./write.js";
 
+/** How `planPacking` and `writePacked` pack float data into integers. */
 export interface PlanOptions {
   /** The integer type to store ("uint8", "int16", ...); omit it to choose by `max_abs_error`. */
   target?: string;
@@ -20,6 +21,11 @@ export interface PlanOptions {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/**
+ * What `planPacking` chose: the integer type, scale and offset, the codes kept for missing and
+ * infinite values, the error bound, and the metadata (data type, fill value, codecs,
+ * attributes) that writes data packed this way.
+ */
 export interface PackingPlan {
   /** The array's data type, fill value, codecs (ending with a little-endian `bytes`) and
    * attributes (`missing_value`), ready for the array's metadata. */
@@ -93,13 +99,17 @@ export async function planPacking(data: Data | DataRange, options: PlanOptions =
   return JSON.parse(text) as PackingPlan;
 }
 
+/** `writePacked`'s options: the plan's (`PlanOptions`) and the array's. */
 export interface WritePackedOptions extends PlanOptions {
+  /** The array's shape; `data` holds its values in C order. */
   shape: number[];
   /** Default: one chunk of the whole array. */
   chunkShape?: number[];
   /** bytes -> bytes codecs after packing, e.g. `[{ name: "gzip", configuration: { level: 5 } }]`. */
   compressors?: { name: string; configuration?: Json }[];
+  /** Attributes of the array, merged with the plan's (`missing_value`). */
   attributes?: Record<string, Json>;
+  /** zarr v3 `dimension_names`. */
   dimensionNames?: string[];
 }
 

@@ -20,6 +20,7 @@ type AnyStore = zarr.Readable & {
   getRange?: (key: zarr.AbsolutePath, range: { offset: number; length: number } | { suffixLength: number }, opts?: unknown) => Promise<Uint8Array | undefined>;
 };
 
+/** Options of `get` and `getDecoded`. */
 export interface GetOptions {
   /** Passed to the store's requests. */
   signal?: AbortSignal;

@@ -3,6 +3,10 @@
 // where they land in the output. Index arithmetic only: the values are the wasm's business.
 import * as zarr from "zarrita";
 
+/**
+ * What to read, as zarrita's `get` takes it: per dimension an index (the dimension is dropped),
+ * a `zarr.slice(...)`, or null (all of it); null for the whole array.
+ */
 export type Selection = (number | zarr.Slice | null)[] | null;
 
 /** The selected indices of one dimension that lie in one chunk. */

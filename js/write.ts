@@ -23,6 +23,7 @@ import { cOrderStrides } from "./strides.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
 type Scalar = number | bigint | boolean;
+/** Values for `set`: a typed array of the array's data type, with the shape and element strides of the region it fills. */
 export interface ChunkValue {
   data: TypedArray;
   shape: number[];

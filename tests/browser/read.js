@@ -1,7 +1,7 @@
 // Shared by the browser pages: reads fixture stores over HTTP with zarrita's FetchStore and this
 // package's codecs, and reports what it decoded (hex of the bytes, as the Node tests compare).
 import * as zarr from "zarrita";
-import { get, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
+import { get, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 import { zfpStore } from "./zfp-store.js";
 
 registerCodecs();
@@ -20,6 +20,31 @@ export async function readStores(names) {
     const arr = await zarr.open.v3(new zarr.FetchStore(url), { kind: "array" });
     const chunk = await zarr.get(arr);
     results[name] = { shape: chunk.shape, hex: hex(chunk.data), type: chunk.data.constructor.name };
+  }
+  return results;
+}
+
+/**
+ * Writes each store's input (the values zarr-python was given) into an empty copy of the array
+ * (its zarr.json in a Map store): with `set`, and with `zarr.set` through the registered codecs.
+ * The hex of every chunk written, per key, for the test to compare with zarr-python's files.
+ */
+export async function writeStores(names) {
+  const results = {};
+  for (const name of names) {
+    const base = new URL(`/tests/node/fixtures/stores/${name}.zarr`, location.href).href;
+    const meta = new Uint8Array(await (await fetch(`${base}/zarr.json`)).arrayBuffer());
+    const input = await (await fetch(base.replace(/\.zarr$/, ".input.bin"))).arrayBuffer();
+    for (const [how, write] of [["set", set], ["zarr.set", zarr.set]]) {
+      const store = new Map([["/zarr.json", meta]]);
+      const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+      const data = new CTORS[arr.dtype](input);
+      const stride = arr.shape.map((_, i) => arr.shape.slice(i + 1).reduce((a, b) => a * b, 1));
+      await write(arr, null, { data, shape: arr.shape, stride });
+      const chunks = {};
+      for (const [key, bytes] of store) if (key !== "/zarr.json") chunks[key.slice(1)] = hex(bytes);
+      results[`${name} ${how}`] = chunks;
+    }
   }
   return results;
 }

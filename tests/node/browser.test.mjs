@@ -1,12 +1,14 @@
 // The npm package in headless Chromium: loaded with no bundler (an import map over the package's
-// own files) and bundled by Vite, esbuild and webpack 5; each reads zarr-python's stores over
-// HTTP through zarrita's FetchStore, on one thread and with a worker pool, and must give
-// zarr-python's values bit for bit.
+// own files), and installed from its packed tarball into an app that Vite, esbuild and webpack 5
+// bundle; each reads zarr-python's stores over HTTP through zarrita's FetchStore, on one thread
+// and with a worker pool, and must give zarr-python's values bit for bit, and writes them as
+// zarr-python wrote them.
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 
 import * as esbuild from "esbuild";
 import { chromium } from "playwright-core";
@@ -14,10 +16,17 @@ import { build } from "vite";
 import webpack from "webpack";
 
 import { serve } from "../../scripts/serve.mjs";
+import { filesUnder } from "./files.mjs";
+import { installApp, pack } from "./pack.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expected.json"), "utf8"));
 const STORES = ["design_2d", "design_2d_sharded", "float64_int32_towards_zero", "int64_big"];
+// Written in the page (zarrita writes no shards).
+const WRITTEN = ["design_2d", "float64_int32_towards_zero", "int64_big", "int16_clamp", "float32_nearest_away_int8"];
+// The app the bundlers build: the test pages' scripts, and the packed tarball installed beside
+// zarrita, as a user's app has them (the bundlers resolve both from its node_modules).
+const app = join(root, "target/bundler-app");
 
 let browser;
 let server;
@@ -26,6 +35,9 @@ const consoleErrors = [];
 const notFound = new Set();
 
 before(async () => {
+  const tarball = pack(join(root, "target/bundler-pack"));
+  const pages = ["bundle-entry.js", "inline-entry.js", "entry-run.js", "read.js", "zfp-store.js", "vite.html"];
+  installApp(app, tarball, pages.map((f) => join(root, "tests/browser", f)));
   server = await serve(root);
   base = `http://127.0.0.1:${server.address().port}`;
   browser = await chromium.launch({
@@ -76,6 +88,37 @@ function checkAgainstReference(result) {
   notFound.clear();
 }
 
+/** What a write page wrote: every chunk zarr-python wrote, byte for byte, by set and zarr.set. */
+function checkWrites(result) {
+  for (const name of WRITTEN) {
+    for (const how of ["set", "zarr.set"]) {
+      const chunks = result[`${name} ${how}`];
+      for (const key of expected[name].chunk_keys) {
+        const file = readFileSync(join(root, "tests/node/fixtures/stores", `${name}.zarr`, key)).toString("hex");
+        assert.equal(chunks[key], file, `${name} ${how} ${key}`);
+      }
+    }
+  }
+}
+
+/** The bundle was built from the installed tarball: no module from the repository's dist/ or js/. */
+function checkFromTarball(modules) {
+  const norm = modules.map((m) => m.replaceAll("\\", "/"));
+  const installed = norm.filter((m) => m.includes("target/bundler-app/node_modules/zarr-wasm-codecs/dist/"));
+  assert.ok(installed.some((m) => m.endsWith("dist/index.js")), `the installed package's index.js among ${norm.length} modules`);
+  const repo = norm.filter((m) => /(^|\/)(dist|js)\//.test(m) && !m.includes("node_modules/"));
+  assert.deepEqual(repo, [], "modules from the repository itself");
+}
+
+/** What a browser downloads of a bundle: its scripts and .wasm files, bytes and gzipped. */
+function downloadSizes(dir) {
+  const files = filesUnder(dir).filter((f) => /\.(m?js|wasm)$/.test(f));
+  return files.map((f) => {
+    const bytes = readFileSync(f);
+    return `${f.slice(dir.length + 1)}: ${bytes.length} bytes, ${gzipSync(bytes, { level: 9 }).length} gzipped`;
+  }).join("; ");
+}
+
 // The zfp wasm module's files (glue, .wasm file and inlined module).
 const zfpRequests = () => requested.filter((p) => p.includes("zarr_wasm_codecs_zfp"));
 
@@ -106,7 +149,7 @@ async function readZfpInPage(url) {
 // The zfp module as base64 in an ES module is about 600 KB; every other script is smaller.
 const INLINE_ZFP_BYTES = 500_000;
 
-test("browser, no bundler (import map over dist/): reads equal zarr-python's", async () => {
+test("browser, no bundler (import map over dist/): reads and writes equal zarr-python's", async () => {
   const result = await readInPage(`${base}/tests/browser/plain.html?stores=${STORES}`);
   checkAgainstReference(result);
   assert.equal(result.design_2d.type, "Float64Array");
@@ -115,6 +158,7 @@ test("browser, no bundler (import map over dist/): reads equal zarr-python's", a
   // The core module comes as its .wasm file, not as the base64 copy.
   assert.ok(requested.includes("/dist/wasm/zarr_wasm_codecs.wasm"), `${requested}`);
   assert.ok(!requested.some((p) => p.endsWith("_inline.js")), `${requested}`);
+  checkWrites(await readInPage(`${base}/tests/browser/plain.html?write=1&stores=${WRITTEN}`));
   assert.deepEqual(consoleErrors, []);
 });
 
@@ -128,23 +172,26 @@ test("browser, no bundler: zfpy's streams decode to zfpy's values (the zfp modul
   assert.deepEqual(consoleErrors, []);
 });
 
-test("browser, bundled by Vite: reads equal zarr-python's", async () => {
+test("browser, bundled by Vite: reads equal zarr-python's, writes equal zarr-python's", async (t) => {
   // Built under target/ (ignored by git) so the same server serves the bundle and the stores.
   const outDir = join(root, "target/vite-test");
-  await build({
-    root: join(root, "tests/browser"),
+  const output = await build({
+    root: app,
     base: "./",
     logLevel: "warn",
-    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "tests/browser/vite.html") } },
+    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(app, "vite.html") } },
   });
   const bundled = readFileSync(join(outDir, "vite.html"), "utf8");
   assert.doesNotMatch(bundled, /importmap/, "the Vite page resolves modules itself");
+  checkFromTarball([output].flat().flatMap((o) => o.output.flatMap((chunk) => chunk.moduleIds ?? [])));
   requested.length = 0;
   const result = await readInPage(`${base}/target/vite-test/vite.html?stores=${STORES}`);
   checkAgainstReference(result);
   // The core module as its .wasm file, which Vite copies (new URL(..., import.meta.url)).
   assert.equal(requested.filter((p) => p.endsWith(".wasm")).length, 1, `${requested}`);
   assert.ok(!requested.some((p) => /_inline/.test(p)), `${requested}`);
+  checkWrites(await readInPage(`${base}/target/vite-test/vite.html?write=1&stores=${WRITTEN}`));
+  t.diagnostic(downloadSizes(outDir));
   // Vite splits the zfp module into its own chunk, which this page never asks for.
   const assets = readdirSync(join(outDir, "assets"));
   assert.ok(assets.some((a) => /zfp/.test(a)), `a separate zfp chunk among ${assets}`);
@@ -186,22 +233,22 @@ test("browser, bundled by Vite, worker pool: the workers start with no configura
   assert.deepEqual(consoleErrors, []);
 });
 
-const ENTRY = join(root, "tests/browser/bundle-entry.js");
+const ENTRY = join(app, "bundle-entry.js");
 
 /**
  * Bundles the entry with esbuild (ES modules, split), as an app would, and the same with
- * "zarr-wasm-codecs/inline" (esbuild does not copy the .wasm files); its warnings.
+ * "zarr-wasm-codecs/inline" (esbuild does not copy the .wasm files); its warnings and input modules.
  */
 async function esbuildBundle(outdir) {
   const result = await esbuild.build({
-    entryPoints: { entry: ENTRY, inline: join(root, "tests/browser/inline-entry.js") },
+    entryPoints: { entry: ENTRY, inline: join(app, "inline-entry.js") },
     outdir, bundle: true, format: "esm", splitting: true, minify: true,
-    platform: "browser", logLevel: "silent",
+    platform: "browser", logLevel: "silent", metafile: true,
   });
-  return result.warnings.map((w) => w.text);
+  return { warnings: result.warnings.map((w) => w.text), modules: Object.keys(result.metafile.inputs) };
 }
 
-/** Bundles the entry with webpack 5 in production mode, as an app would; its warnings. */
+/** Bundles the entry with webpack 5 in production mode, as an app would; its warnings and modules. */
 function webpackBundle(path) {
   const config = {
     mode: "production", entry: ENTRY, target: "web", devtool: false,
@@ -210,20 +257,23 @@ function webpackBundle(path) {
   return new Promise((resolve, reject) => {
     webpack(config, (error, stats) => {
       if (error) return reject(error);
-      const info = stats.toJson({ all: false, errors: true, warnings: true });
+      const info = stats.toJson({ all: false, errors: true, warnings: true, modules: true, nestedModules: true });
       if (stats.hasErrors()) return reject(new Error(info.errors.map((e) => e.message).join("\n")));
-      resolve(info.warnings.map((w) => w.message));
+      const modules = info.modules.flatMap((m) => [m, ...(m.modules ?? [])]).map((m) => m.identifier).filter(Boolean);
+      resolve({ warnings: info.warnings.map((w) => w.message), modules });
     });
   });
 }
 
 for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webpack 5", webpackBundle, "text/javascript"]]) {
-  test(`browser, bundled by ${name}: reads equal zarr-python's, on one thread and with a worker pool`, async () => {
+  test(`browser, bundled by ${name}: reads equal zarr-python's, on one thread and with a worker pool; writes too`, async (t) => {
     const dir = join(root, "target", `${name.split(" ")[0]}-test`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     // No configuration but the entry: the wasm and the worker script need none.
-    assert.deepEqual(await bundle(dir), [], `${name} warns`);
+    const { warnings, modules } = await bundle(dir);
+    assert.deepEqual(warnings, [], `${name} warns`);
+    checkFromTarball(modules);
     const html = (entry) => `<!doctype html><meta charset="utf-8"><script type="${type}" src="./${entry}.js"></script>\n`;
     writeFileSync(join(dir, "index.html"), html("entry"));
     writeFileSync(join(dir, "inline.html"), html("inline"));
@@ -237,6 +287,7 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     else assert.equal(wasmFiles.length, 1, `the core module's .wasm file: ${wasmFiles}`);
     checkPool(await readInPage(`${page}&pool=1`), false);
     checkPool(await readInPage(`${page}&pool=1&isolate=1`), true);
+    checkWrites(await readInPage(`${base}/target/${name.split(" ")[0]}-test/${reads}?write=1&stores=${WRITTEN}`));
     // zfp with the plain entry (zarr.get with the zfp codec: the zfp module alone): webpack's
     // copy of its .wasm file is loaded; esbuild's app does not find it and loads the base64 copy.
     const zfp = await readZfpInPage(`${base}/target/${name.split(" ")[0]}-test/index.html?zfp=1`);
@@ -247,6 +298,7 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
       assert.deepEqual(zfp.wasm.map((w) => w.status), [200], JSON.stringify(zfp.wasm));
       assert.ok(zfp.largestScript < INLINE_ZFP_BYTES, `a ${zfp.largestScript}-byte script was downloaded`);
     }
+    t.diagnostic(downloadSizes(dir));
     assert.deepEqual(consoleErrors, []);
   });
 }

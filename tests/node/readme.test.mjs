@@ -1,13 +1,16 @@
 // The README's JavaScript examples, run as written: each ```js block is taken out of
 // README.md, saved as a module inside the package (so that "zarr-wasm-codecs" resolves to this
 // package) and run in a child process, which must exit and print what the block's last
-// `console.log(...); // ...` comment says (up to a colon).
+// `console.log(...); // ...` comment says (up to a colon). Also: the API section names every
+// export, and the declarations document every one.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+
+import ts from "typescript";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -51,4 +54,27 @@ test("the README's API section names every export of the package", async () => {
     assert.match(dts, new RegExp(`\\b${type}\\b`), `${type} is exported`);
     assert.match(section, new RegExp(`\`${type}\``), `${type} in the API section`);
   }
+});
+
+test("every export and every public member of an exported class has TSDoc in the declarations", () => {
+  const program = ts.createProgram([join(root, "dist/index.d.ts")], {
+    strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler, types: [], noEmit: true,
+  });
+  const checker = program.getTypeChecker();
+  const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(join(root, "dist/index.d.ts"))));
+  const undocumented = [];
+  const documented = (s) => ts.displayPartsToString(s.getDocumentationComment(checker)).trim() !== "";
+  for (const alias of exported) {
+    const symbol = alias.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(alias) : alias;
+    if (!documented(symbol)) undocumented.push(alias.name);
+    if (!(symbol.flags & ts.SymbolFlags.Class)) continue;
+    for (const [name, member] of [...symbol.members, ...symbol.exports]) {
+      if (name === "__constructor" || name === "prototype" || !member.declarations?.length) continue;
+      if (ts.getCombinedModifierFlags(member.declarations[0]) & ts.ModifierFlags.Private) continue;
+      if (!documented(member)) undocumented.push(`${alias.name}.${name}`);
+    }
+  }
+  assert.ok(exported.length >= 25, `${exported.length} exports`);
+  assert.deepEqual(undocumented, []);
 });

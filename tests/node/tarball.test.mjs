@@ -3,32 +3,21 @@
 // TypeScript with strict settings (moduleResolution bundler and node16); publint and
 // arethetypeswrong on the package. The apps are in tests/tarball/.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+import { installApp, pack, root, run as runIn } from "./pack.mjs";
+
 const app = join(root, "target/tarball-app");
-const packDir = join(root, "target/pack");
 let tarball;
 
-const run = (cmd, args, cwd = app) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 300000 });
+const run = (cmd, args, cwd = app) => runIn(cmd, args, cwd);
 
 before(() => {
-  rmSync(packDir, { recursive: true, force: true });
-  mkdirSync(packDir, { recursive: true });
-  // The build is npm test's first step; packing runs no scripts (prepack would build again).
-  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", packDir], root));
-  tarball = join(packDir, packed.filename);
-  rmSync(app, { recursive: true, force: true });
-  mkdirSync(app, { recursive: true });
-  for (const f of readdirSync(join(root, "tests/tarball"))) copyFileSync(join(root, "tests/tarball", f), join(app, f));
+  tarball = pack(join(root, "target/pack"));
+  installApp(app, tarball, readdirSync(join(root, "tests/tarball")).map((f) => join(root, "tests/tarball", f)));
   copyFileSync(join(app, "app.ts"), join(app, "app.mts"));
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "tarball-app", private: true }));
-  const zarrita = JSON.parse(readFileSync(join(root, "node_modules/zarrita/package.json"), "utf8")).version;
-  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, `zarrita@${zarrita}`]);
 });
 
 test("a Node ESM app: writes, reads, a chain, and the error code inside zarrita's error", () => {
