@@ -1,145 +1,197 @@
-// The demo: reads a packed temperature field with zarrita and zarr-wasm-codecs, draws a month,
-// and compares the packed copies with the float64 original and with zarrita's own codecs.
+// The demo: real packed data (www/data/generate.py) read with zarrita and zarr-wasm-codecs,
+// drawn as a map, every stored form compared under the cursor, and the whole view's decode
+// time against zarrita's own codecs.
 import * as zarr from "zarrita";
-import { createChain, loadZfp, registerCodecs } from "zarr-wasm-codecs";
-import { COLORMAP, colorOf } from "./colormap.js";
+import { get, getDecoded, registerCodecs } from "zarr-wasm-codecs";
+import { COLORMAPS, colorOf } from "./colormap.js";
 
-const DATA = new URL("./data/sample/", import.meta.url);
-// zarrita's built-in JavaScript codecs, kept to time against.
-const builtin = new Map(["scale_offset", "cast_value"].map((name) => [name, zarr.registry.get(name)]));
+const DATA = new URL("./data/real/", import.meta.url);
+const FORMS = ["scale_offset", "cf", "uint8", "zfp", "original"];
+const FORM_LABELS = {
+  original: "float32 original", cf: "CF int16 (xarray)", scale_offset: "scale_offset + cast_value int16",
+  uint8: "uint8 (planPacking)", zfp: "zfp reversible",
+};
+// zarrita's built-in JavaScript codecs, kept to time against (registerCodecs replaces them).
+const BUILTIN = new Map(["scale_offset", "cast_value"].map((name) => [name, zarr.registry.get(name)]));
 registerCodecs();
+const OURS = new Map(["scale_offset", "cast_value"].map((name) => [name, zarr.registry.get(name)]));
+
+const params = new URL(location.href).searchParams;
+const ROUNDS = Number(params.get("rounds") ?? 15);
 
 const $ = (id) => document.getElementById(id);
-const state = { store: "uint8", t: 0, data: null, original: null, summary: null };
+const state = { key: "oisst/sst", form: "scale_offset", t: 0, views: null };
 let manifest;
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------------
+
 const opened = new Map();
 
-async function openStore(name) {
-  if (!opened.has(name)) {
-    const url = new URL(manifest.stores[name].path, DATA).href;
-    const store = new zarr.FetchStore(url);
-    const arr = await zarr.open.v3(store, { kind: "array" });
-    const meta = await (await fetch(`${url}/zarr.json`)).json();
-    opened.set(name, { store, arr, meta });
+/** The zarrita array of one variable's form (over HTTP), opened once. */
+function openForm(key, form) {
+  const id = `${key}/${form}`;
+  if (!opened.has(id)) {
+    const path = variableOf(key).forms[form].path;
+    opened.set(id, zarr.open.v3(new zarr.FetchStore(new URL(path, DATA).href.replace(/\/$/, "")), { kind: "array" }));
   }
-  return opened.get(name);
+  return opened.get(id);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const datasetOf = (key) => manifest.datasets[key.split("/")[0]];
+const variableOf = (key) => datasetOf(key).variables[key.split("/")[1]];
+const selectionOf = (key, t) => (variableOf(key).has_time ? [t, null, null] : null);
 
-/**
- * Milliseconds per call of `fn`: the median of 5 batches, each repeating `fn` for at least 4 ms,
- * since browsers coarsen `performance.now()` (to 100 µs without cross-origin isolation) and a
- * chunk decodes faster than that.
- */
-function timeIt(fn) {
-  fn();
-  const perCall = [];
-  for (let batch = 0; batch < 5; batch++) {
-    let calls = 0;
-    const t0 = performance.now();
-    let elapsed = 0;
-    while (elapsed < 4) {
-      fn();
-      calls++;
-      elapsed = performance.now() - t0;
-    }
-    perCall.push(elapsed / calls);
-  }
-  return median(perCall);
+/** One view (a time step) of a form as a Float64Array, as the package reads it. */
+async function readView(key, form, t) {
+  const arr = await openForm(key, form);
+  const selection = selectionOf(key, t);
+  // The CF form is int16 with scale_factor and _FillValue: getDecoded applies them.
+  if (form === "cf") return (await getDecoded(arr, selection)).data;
+  const { data } = await get(arr, selection);
+  // zfp and the original are float32 arrays: widened (exactly) for display.
+  return data instanceof Float64Array ? data : Float64Array.from(data);
 }
 
-/** zarrita's built-in scale_offset + cast_value over one stored chunk, as its pipeline runs them. */
-async function builtinDecoder(meta) {
-  const chunkShape = meta.chunk_grid.configuration.chunk_shape;
-  const base = { dataType: meta.data_type, shape: chunkShape, codecs: meta.codecs, fillValue: NaN };
-  const [so, cv] = meta.codecs;
-  const soCodec = (await builtin.get("scale_offset")()).fromConfig(so.configuration, base);
-  const cvCodec = (await builtin.get("cast_value")()).fromConfig(cv.configuration, base);
-  const Stored = { uint8: Uint8Array, int16: Int16Array }[cv.configuration.data_type];
-  const stride = chunkShape.map((_, i) => chunkShape.slice(i + 1).reduce((a, b) => a * b, 1));
-  return (bytes) => {
-    const copy = bytes.slice();
-    const chunk = { data: new Stored(copy.buffer), shape: chunkShape, stride };
-    return soCodec.decode(cvCodec.decode(chunk)).data;
+// ---------------------------------------------------------------------------------------------
+// Drawing
+// ---------------------------------------------------------------------------------------------
+
+/** Round tick values over [lo, hi]: steps of 1, 2 or 5 times a power of ten, about `n` of them. */
+function niceTicks(lo, hi, n) {
+  const raw = (hi - lo) / n;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  const ticks = [];
+  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toFixed(10)));
+  return ticks;
+}
+
+/** Degree ticks over [lo, hi]: the smallest step of 1, 2, 5, 10, 15, 30 or 60 degrees giving at most `n`. */
+function degreeTicks(lo, hi, n) {
+  const step = [0.5, 1, 2, 5, 10, 15, 30, 60, 90].find((s) => (hi - lo) / s <= n) ?? 90;
+  const ticks = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) ticks.push(v);
+  return ticks;
+}
+
+/** The map's geometry: cell size on screen, the grid's edges in degrees, margins for labels. */
+function geometry(ds) {
+  const ny = ds.lat.length;
+  const nx = ds.lon.length;
+  const cell = Math.max(3, Math.floor(Math.min(900 / nx, 460 / ny)));
+  const dlat = Math.abs(ds.lat[0] - ds.lat[1]);
+  const dlon = Math.abs(ds.lon[1] - ds.lon[0]);
+  return {
+    nx, ny, cell, left: 48, top: 8, width: nx * cell, height: ny * cell,
+    lat0: ds.lat[0] + dlat / 2, lat1: ds.lat[ny - 1] - dlat / 2,
+    lon0: ds.lon[0] - dlon / 2, lon1: ds.lon[nx - 1] + dlon / 2,
   };
 }
 
-/** A stored chunk's decoder with this package: the zfp module for zfp, else a core chain. */
-async function wasmDecoder(meta) {
-  const chunkShape = meta.chunk_grid.configuration.chunk_shape;
-  const zfp = meta.codecs.find((c) => c.name === "zfp");
-  if (zfp) {
-    const { ZfpCodec } = await loadZfp();
-    const codec = new ZfpCodec(JSON.stringify(zfp.configuration), meta.data_type, JSON.stringify(chunkShape));
-    return (bytes) => codec.decode(bytes);
-  }
-  const chain = await createChain({ ...meta, chunk_shape: chunkShape });
-  return (bytes) => chain.decode(bytes);
+const fmtLat = (v) => `${Math.abs(v)}°${v > 0 ? "N" : v < 0 ? "S" : ""}`;
+const fmtLon = (v) => `${Math.abs(v)}°${v > 0 ? "E" : v < 0 ? "W" : ""}`;
+
+function drawMap(view) {
+  const ds = datasetOf(state.key);
+  const v = variableOf(state.key);
+  const g = geometry(ds);
+  const map = $("map");
+  map.width = g.nx;
+  map.height = g.ny;
+  Object.assign(map.style, { left: `${g.left}px`, top: `${g.top}px`, width: `${g.width}px`, height: `${g.height}px` });
+  const image = map.getContext("2d").createImageData(g.nx, g.ny);
+  const table = COLORMAPS[v.colormap];
+  for (let i = 0; i < view.length; i++) image.data.set(colorOf(view[i], v.scale[0], v.scale[1], table), i * 4);
+  map.getContext("2d").putImageData(image, 0, 0);
+  drawOverlay();
 }
 
-async function timeChunks(name, t) {
-  const { store, meta } = await openStore(name);
-  const wasm = await wasmDecoder(meta);
-  // zarrita has no zfp of its own to compare with.
-  const js = meta.codecs.some((c) => c.name === "zfp") ? null : await builtinDecoder(meta);
-  // The chunks month t touches: its row of the chunk grid along time, 2 x 2 in lat/lon.
-  const [ct, cy, cx] = meta.chunk_grid.configuration.chunk_shape;
-  const [, ny, nx] = meta.shape;
-  const rows = [];
-  for (let i = 0; i < Math.ceil(ny / cy); i++) {
-    for (let j = 0; j < Math.ceil(nx / cx); j++) {
-      const key = `c/${Math.floor(t / ct)}/${i}/${j}`;
-      const bytes = await store.get(`/${key}`);
-      if (!bytes) continue;
-      rows.push({
-        key,
-        bytes: bytes.length,
-        wasm: timeIt(() => wasm(bytes)),
-        js: js ? timeIt(() => js(bytes)) : null,
-      });
-    }
+/** Graticule, axes with degree labels, and the cursor's cell. */
+function drawOverlay() {
+  const ds = datasetOf(state.key);
+  const g = geometry(ds);
+  const overlay = $("overlay");
+  const W = g.left + g.width + 12;
+  const H = g.top + g.height + 26;
+  $("plot").style.width = `${W}px`;
+  $("plot").style.height = `${H}px`;
+  overlay.width = W * devicePixelRatio;
+  overlay.height = H * devicePixelRatio;
+  overlay.style.width = `${W}px`;
+  overlay.style.height = `${H}px`;
+  const ctx = overlay.getContext("2d");
+  ctx.scale(devicePixelRatio, devicePixelRatio);
+  const x = (lon) => g.left + ((lon - g.lon0) / (g.lon1 - g.lon0)) * g.width;
+  const y = (lat) => g.top + ((g.lat0 - lat) / (g.lat0 - g.lat1)) * g.height;
+  ctx.font = "12px system-ui, sans-serif";
+  ctx.fillStyle = "#333";
+  ctx.strokeStyle = "rgba(40, 40, 50, 0.35)";
+  ctx.lineWidth = 1;
+  ctx.textAlign = "center";
+  for (const lon of degreeTicks(g.lon0, g.lon1, 7)) {
+    ctx.beginPath();
+    ctx.moveTo(x(lon), g.top);
+    ctx.lineTo(x(lon), g.top + g.height + 4);
+    ctx.stroke();
+    ctx.fillText(fmtLon(lon), x(lon), g.top + g.height + 18);
   }
-  return rows;
-}
-
-function summarize(data, original) {
-  let min = Infinity;
-  let max = -Infinity;
-  let nan = 0;
-  let maxAbsError = 0;
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i];
-    if (Number.isNaN(v)) {
-      nan++;
-      continue;
-    }
-    if (v < min) min = v;
-    if (v > max) max = v;
-    if (original) maxAbsError = Math.max(maxAbsError, Math.abs(v - original[i]));
+  ctx.textAlign = "right";
+  for (const lat of degreeTicks(g.lat1, g.lat0, 6)) {
+    ctx.beginPath();
+    ctx.moveTo(g.left - 4, y(lat));
+    ctx.lineTo(g.left + g.width, y(lat));
+    ctx.stroke();
+    ctx.fillText(fmtLat(lat), g.left - 7, y(lat) + 4);
   }
-  return { min, max, nan, maxAbsError };
-}
-
-function drawMap(data, [ny, nx]) {
-  const canvas = $("map");
-  const ctx = canvas.getContext("2d");
-  const image = ctx.createImageData(nx, ny);
-  for (let i = 0; i < ny * nx; i++) {
-    image.data.set(colorOf(data[i], manifest.min, manifest.max), i * 4);
+  ctx.strokeStyle = "#777";
+  ctx.strokeRect(g.left - 0.5, g.top - 0.5, g.width + 1, g.height + 1);
+  if (state.cursor) {
+    const { i, j } = state.cursor;
+    ctx.strokeStyle = "#000";
+    ctx.lineWidth = 2;
+    ctx.strokeRect(g.left + j * g.cell - 1, g.top + i * g.cell - 1, g.cell + 2, g.cell + 2);
+    ctx.strokeStyle = "#fff";
+    ctx.lineWidth = 1;
+    ctx.strokeRect(g.left + j * g.cell - 3, g.top + i * g.cell - 3, g.cell + 6, g.cell + 6);
   }
-  ctx.putImageData(image, 0, 0);
 }
 
 function drawLegend() {
-  const ctx = $("legend-bar").getContext("2d");
-  const image = ctx.createImageData(256, 1);
-  for (let i = 0; i < 256; i++) image.data.set([...COLORMAP.subarray(i * 3, i * 3 + 3), 255], i * 4);
-  ctx.putImageData(image, 0, 0);
-  const fmt = (v) => `${v.toFixed(1)}`;
-  $("tick-lo").textContent = fmt(manifest.min);
-  $("tick-mid").textContent = fmt((manifest.min + manifest.max) / 2);
-  $("tick-hi").textContent = fmt(manifest.max);
+  const v = variableOf(state.key);
+  const [lo, hi] = v.scale;
+  const canvas = $("legend-axis");
+  const W = 420;
+  const H = 40;
+  canvas.width = W * devicePixelRatio;
+  canvas.height = H * devicePixelRatio;
+  canvas.style.width = `${W}px`;
+  canvas.style.height = `${H}px`;
+  const ctx = canvas.getContext("2d");
+  ctx.scale(devicePixelRatio, devicePixelRatio);
+  const table = COLORMAPS[v.colormap];
+  const barX = 10;
+  const barW = W - 20;
+  for (let k = 0; k < barW; k++) {
+    const [r, g, b] = colorOf(lo + ((hi - lo) * (k + 0.5)) / barW, lo, hi, table);
+    ctx.fillStyle = `rgb(${r},${g},${b})`;
+    ctx.fillRect(barX + k, 0, 1, 16);
+  }
+  ctx.strokeStyle = "#888";
+  ctx.strokeRect(barX - 0.5, -0.5, barW + 1, 17);
+  ctx.fillStyle = "#333";
+  ctx.font = "12px system-ui, sans-serif";
+  ctx.textAlign = "center";
+  for (const t of niceTicks(lo, hi, 6)) {
+    const px = barX + ((t - lo) / (hi - lo)) * barW;
+    ctx.fillRect(px - 0.5, 16, 1, 5);
+    ctx.fillText(String(t), px, 34);
+  }
+  $("units").textContent = `${v.long_name} (${v.units})`;
+  $("missing-label").textContent = state.key.startsWith("oisst")
+    ? state.key.endsWith("ice") ? "missing: land, and open water with no ice" : "missing: land"
+    : "missing: ocean (the data cover land)";
 }
 
 function fillTable(table, header, rows) {
@@ -157,78 +209,212 @@ function fillTable(table, header, rows) {
   for (const r of rows) table.append(tr(r, "td"));
 }
 
-/** Shows month `t` of the copy stored as `name`. */
-async function show(name = state.store, t = state.t) {
-  document.body.dataset.state = "loading";
-  state.store = name;
-  state.t = t;
-  const { arr } = await openStore(name);
-  const { arr: truth } = await openStore("float64");
-  const [view, original] = await Promise.all([
-    zarr.get(arr, [t, null, null]),
-    zarr.get(truth, [t, null, null]),
-  ]);
-  state.data = view.data;
-  state.original = original.data;
-  state.shape = view.shape;
-  drawMap(view.data, view.shape);
-  state.summary = { store: name, t, shape: view.shape, ...summarize(view.data, original.data) };
-  $("time-label").textContent = manifest.time[t];
-  const s = state.summary;
-  fillTable($("stats"), null, [
-    ["stored as", name],
-    ["shape", `[${s.shape}]`],
-    ["min / max", `${s.min.toFixed(2)} / ${s.max.toFixed(2)} °C`],
-    ["missing (NaN)", `${s.nan} of ${view.data.length}`],
-    ["max |decoded − float64 original|", `${s.maxAbsError.toExponential(3)} °C`],
-    ["whole array, all months", `${manifest.stores[name].max_abs_error.toExponential(3)} °C`],
-  ]);
-  const rows = await timeChunks(name, t);
-  fillTable(
-    $("timing"),
-    ["chunk", "stored", "zarr-wasm-codecs", "zarrita JS", "speed-up"],
-    rows.map((r) => [
-      r.key,
-      `${r.bytes} B`,
-      `${(r.wasm * 1000).toFixed(1)} µs`,
-      r.js === null ? "—" : `${(r.js * 1000).toFixed(1)} µs`,
-      r.js === null ? "—" : `${(r.js / r.wasm).toFixed(1)}×`,
-    ]),
-  );
-  const chunkShape = (await openStore(name)).meta.chunk_grid.configuration.chunk_shape;
-  $("timing-note").textContent =
-    `The chunks this month touches, each decoded whole to float64 (${chunkShape.join(" × ")} values): ` +
-    `median time per decode over 5 batches of repeated decodes.`;
-  if (lastPointer) probe(lastPointer);
-  document.body.dataset.state = "ready";
-  return state.summary;
+// ---------------------------------------------------------------------------------------------
+// The cursor
+// ---------------------------------------------------------------------------------------------
+
+function showProbe() {
+  const ds = datasetOf(state.key);
+  const v = variableOf(state.key);
+  if (!state.cursor || !state.views) return;
+  const { i, j } = state.cursor;
+  const k = i * ds.lon.length + j;
+  $("where").textContent = `${fmtLat(ds.lat[i])}, ${fmtLon(ds.lon[j])} (row ${i}, column ${j})` +
+    (v.has_time ? `, ${ds.time[state.t]}` : "");
+  const original = state.views.original[k];
+  const fmt = (x) => (Number.isNaN(x) ? "missing" : x.toPrecision(7));
+  fillTable($("probe"), ["stored as", `value (${v.units})`, "− original"], FORMS.map((form) => {
+    const x = state.views[form][k];
+    const err = Number.isNaN(x) || Number.isNaN(original) ? (Number.isNaN(x) === Number.isNaN(original) ? "—" : "differs") : (x - original).toExponential(2);
+    return [FORM_LABELS[form], fmt(x), form === "original" ? "" : err];
+  }));
 }
 
-let lastPointer = null;
+function onPointer(event) {
+  const g = geometry(datasetOf(state.key));
+  const rect = $("map").getBoundingClientRect();
+  const j = Math.floor((event.clientX - rect.left) / g.cell);
+  const i = Math.floor((event.clientY - rect.top) / g.cell);
+  if (i < 0 || j < 0 || i >= g.ny || j >= g.nx) return;
+  state.cursor = { i, j };
+  drawOverlay();
+  showProbe();
+}
 
-function probe(event) {
-  if (!state.data) return;
-  lastPointer = { target: event.target, clientX: event.clientX, clientY: event.clientY };
-  const rect = event.target.getBoundingClientRect();
-  const [ny, nx] = state.shape;
-  const j = Math.min(nx - 1, Math.floor(((event.clientX - rect.left) / rect.width) * nx));
-  const i = Math.min(ny - 1, Math.floor(((event.clientY - rect.top) / rect.height) * ny));
-  const lat = manifest.lat[i];
-  const lon = manifest.lon[j];
-  const v = state.data[i * nx + j];
-  const where = `${Math.abs(lat).toFixed(1)}°${lat >= 0 ? "N" : "S"}, ${lon.toFixed(1)}°E`;
-  $("probe").textContent = Number.isNaN(v) ? `${where}: missing (land)` : `${where}: ${v.toFixed(2)} °C`;
+// ---------------------------------------------------------------------------------------------
+// Sizes and timings
+// ---------------------------------------------------------------------------------------------
+
+function showBytes() {
+  const v = variableOf(state.key);
+  const originalPerValue = v.forms.original.stored_bytes / v.forms.original.values;
+  fillTable($("bytes"), ["stored as", "bytes", "per value", "of the original"], FORMS.map((form) => {
+    const f = v.forms[form];
+    const per = f.stored_bytes / f.values;
+    return [FORM_LABELS[form], String(f.stored_bytes), per.toFixed(2), `${((100 * per) / originalPerValue).toFixed(0)}%`];
+  }));
+}
+
+/** A form's chunks in memory (a Map store), so that the timings measure decoding, not HTTP. */
+async function memoryCopy(key, form) {
+  const id = `${key}/${form}/memory`;
+  if (!opened.has(id)) {
+    const arr = await openForm(key, form);
+    const store = new Map();
+    const base = new URL(variableOf(key).forms[form].path, DATA).href.replace(/\/$/, "");
+    store.set("/zarr.json", new Uint8Array(await (await fetch(`${base}/zarr.json`)).arrayBuffer()));
+    const grid = arr.shape.map((n, d) => Math.ceil(n / arr.chunks[d]));
+    const keys = grid.reduce((acc, n) => acc.flatMap((p) => Array.from({ length: n }, (_, c) => [...p, c])), [[]]);
+    await Promise.all(keys.map(async (c) => {
+      const response = await fetch(`${base}/c/${c.join("/")}`);
+      if (response.ok) store.set(`/c/${c.join("/")}`, new Uint8Array(await response.arrayBuffer()));
+    }));
+    opened.set(id, store);
+  }
+  return opened.get(id);
+}
+
+/** An array over `store` whose codecs are zarrita's own (loaded while they are registered). */
+async function withBuiltinCodecs(store, selection) {
+  for (const [name, loader] of BUILTIN) zarr.registry.set(name, loader);
+  try {
+    const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+    await zarr.get(arr, selection); // loads and keeps the codecs
+    return arr;
+  } finally {
+    for (const [name, loader] of OURS) zarr.registry.set(name, loader);
+  }
+}
+
+/** Milliseconds per call of async `fn`: repeated for at least 5 ms (timers are coarse). */
+async function perCall(fn) {
+  let calls = 0;
+  const t0 = performance.now();
+  let elapsed = 0;
+  while (elapsed < 5) {
+    await fn();
+    calls++;
+    elapsed = performance.now() - t0;
+  }
+  return elapsed / calls;
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.round(q * (s.length - 1)))];
+};
+
+/**
+ * The whole view's decode time, this package against zarrita's JavaScript codecs, from chunks
+ * in memory: ROUNDS rounds, the two sides alternating which goes first, after one warm-up
+ * round; medians with the interquartile range.
+ */
+async function timeView(key, t) {
+  const v = variableOf(key);
+  const selection = selectionOf(key, t);
+  const rows = [];
+  for (const form of FORMS) {
+    const store = await memoryCopy(key, form);
+    const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+    let ours;
+    let theirs = null;
+    if (form === "cf") {
+      ours = () => getDecoded(arr, selection);
+      // What a zarrita user writes for CF packing: zarr.get, then scale and mask in JavaScript.
+      const { scale_factor: scale = 1, add_offset: offset = 0, _FillValue: fill } = arr.attrs;
+      theirs = async () => {
+        const { data } = await zarr.get(arr, selection);
+        const out = new Float64Array(data.length);
+        for (let i = 0; i < data.length; i++) out[i] = data[i] === fill ? NaN : data[i] * scale + offset;
+        return out;
+      };
+    } else {
+      ours = () => get(arr, selection);
+      if (form === "scale_offset" || form === "uint8") {
+        const builtin = await withBuiltinCodecs(store, selection);
+        theirs = () => zarr.get(builtin, selection);
+      } else if (form === "original") {
+        theirs = () => zarr.get(arr, selection);
+      }
+    }
+    const a = [];
+    const b = [];
+    await ours();
+    if (theirs) await theirs();
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0 || !theirs) {
+        a.push(await perCall(ours));
+        if (theirs) b.push(await perCall(theirs));
+      } else {
+        b.push(await perCall(theirs));
+        a.push(await perCall(ours));
+      }
+    }
+    rows.push({ form, ours: a, theirs: theirs ? b : null });
+  }
+  const values = v.forms.original.values / (v.has_time ? datasetOf(key).time.length : 1);
+  return { rows, values };
+}
+
+function showTiming({ rows, values }) {
+  const ms = (xs) => `${(quantile(xs, 0.5) * 1000).toFixed(0)} µs (${(quantile(xs, 0.25) * 1000).toFixed(0)}–${(quantile(xs, 0.75) * 1000).toFixed(0)})`;
+  fillTable($("timing"), ["stored as", "zarr-wasm-codecs", "zarrita's codecs", "ratio"], rows.map((r) => [
+    FORM_LABELS[r.form],
+    ms(r.ours),
+    r.theirs ? ms(r.theirs) : "— (zarrita has no zfp)",
+    r.theirs ? `${(quantile(r.theirs, 0.5) / quantile(r.ours, 0.5)).toFixed(1)}×` : "",
+  ]));
+  $("timing-note").textContent =
+    `The view (${values} values) read whole into typed arrays from the chunks held in memory: ` +
+    "get (getDecoded for CF) against zarr.get with zarrita's built-in scale_offset and cast_value " +
+    "(for CF, zarr.get then scale_factor and _FillValue applied in JavaScript; for the float32 " +
+    `original, both sides run zarrita's bytes codec). Median over ${ROUNDS} rounds, interquartile ` +
+    "range in brackets; each round times both sides, alternating which goes first; a side's time " +
+    "is the mean of as many reads as fill 5 ms.";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
+// ---------------------------------------------------------------------------------------------
+
+/** Shows time step `t` of variable `key` drawn from `form`. */
+async function show(key = state.key, form = state.form, t = state.t) {
+  document.body.dataset.state = "loading";
+  const ds = datasetOf(key);
+  const v = variableOf(key);
+  t = v.has_time ? Math.min(t, ds.time.length - 1) : 0;
+  Object.assign(state, { key, form, t });
+  if (state.cursor && (state.cursor.i >= ds.lat.length || state.cursor.j >= ds.lon.length)) state.cursor = null;
+  const views = {};
+  await Promise.all(FORMS.map(async (f) => { views[f] = await readView(key, f, t); }));
+  state.views = views;
+  $("title").textContent = `${ds.title}: ${v.long_name}, ${ds.time[t]}`;
+  $("time").max = String(ds.time.length - 1);
+  $("time").value = String(t);
+  $("time").disabled = !v.has_time;
+  document.querySelector(`input[name="var"][value="${key}"]`).checked = true;
+  document.querySelector(`input[name="form"][value="${form}"]`).checked = true;
+  $("time-label").textContent = ds.time[t];
+  drawMap(views[form]);
+  drawLegend();
+  showBytes();
+  showProbe();
+  document.body.dataset.state = "drawn";
+  if (ROUNDS > 0) showTiming(await timeView(key, t));
+  document.body.dataset.state = "ready";
+  return { key, form, t };
 }
 
 async function main() {
   manifest = await (await fetch(new URL("manifest.json", DATA))).json();
-  $("time").max = String(manifest.time.length - 1);
-  drawLegend();
-  $("time").addEventListener("input", (e) => show(state.store, Number(e.target.value)).catch(fail));
-  for (const radio of document.querySelectorAll('input[name="store"]')) {
-    radio.addEventListener("change", (e) => show(e.target.value, state.t).catch(fail));
+  for (const radio of document.querySelectorAll('input[name="var"]')) {
+    radio.addEventListener("change", (e) => show(e.target.value, state.form, state.t).catch(fail));
   }
-  $("map").addEventListener("mousemove", probe);
+  for (const radio of document.querySelectorAll('input[name="form"]')) {
+    radio.addEventListener("change", (e) => show(state.key, e.target.value, state.t).catch(fail));
+  }
+  $("time").addEventListener("input", (e) => show(state.key, state.form, Number(e.target.value)).catch(fail));
+  $("map").addEventListener("mousemove", onPointer);
   return show();
 }
 
@@ -246,18 +432,16 @@ window.demo = {
   }),
   show,
   state,
+  FORMS,
   get manifest() {
     return manifest;
   },
-  /** One month of a copy as a Float64Array, read through zarrita and this package. */
-  async readMonth(name, t) {
-    const { arr } = await openStore(name);
-    return (await zarr.get(arr, [t, null, null])).data;
-  },
-  /** The whole array through zarrita and this package: shape, min/max, NaN count. */
-  async readAll(name = state.store) {
-    const { arr } = await openStore(name);
-    const { data, shape } = await zarr.get(arr);
-    return { shape, ...summarize(data, null) };
+  readView,
+  geometry: (key) => geometry(datasetOf(key)),
+  /** Puts the cursor on cell (i, j), as a mouse move there does. */
+  point(i, j) {
+    state.cursor = { i, j };
+    drawOverlay();
+    showProbe();
   },
 };

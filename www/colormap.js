@@ -35,8 +35,27 @@ function build() {
   return table;
 }
 
+/**
+ * A diverging map for anomalies: blue through near-white (at the scale's middle) to red, with
+ * lightness symmetric about the middle so that equal departures look equally strong.
+ */
+function buildDiverging() {
+  const table = new Uint8ClampedArray(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    const t = (i / 255) * 2 - 1; // -1 .. 1
+    const L = 0.97 - 0.52 * Math.abs(t);
+    const C = 0.16 * Math.abs(t);
+    const h = ((t < 0 ? 255 : 30) * Math.PI) / 180;
+    table.set(oklabToSrgb(L, C * Math.cos(h), C * Math.sin(h)), i * 3);
+  }
+  return table;
+}
+
 /** 256 RGB triples, darkest first. */
 export const COLORMAP = build();
+/** 256 RGB triples, blue (low) to red (high). */
+export const DIVERGING = buildDiverging();
+export const COLORMAPS = { sequential: COLORMAP, diverging: DIVERGING };
 
 /** The table index for `value` on the scale [lo, hi] (clamped); -1 for NaN. */
 export function colorIndex(value, lo, hi) {
@@ -45,9 +64,9 @@ export function colorIndex(value, lo, hi) {
   return Math.min(255, Math.max(0, Math.round(t * 255)));
 }
 
-/** [r, g, b, a] for `value` on [lo, hi]; NaN is fully transparent. */
-export function colorOf(value, lo, hi) {
+/** [r, g, b, a] for `value` on [lo, hi] in `table`; NaN is fully transparent. */
+export function colorOf(value, lo, hi, table = COLORMAP) {
   const i = colorIndex(value, lo, hi);
   if (i < 0) return [0, 0, 0, 0];
-  return [COLORMAP[i * 3], COLORMAP[i * 3 + 1], COLORMAP[i * 3 + 2], 255];
+  return [table[i * 3], table[i * 3 + 1], table[i * 3 + 2], 255];
 }

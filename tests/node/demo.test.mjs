@@ -1,8 +1,11 @@
-// The demo page (www/) in headless Chromium: it loads without console errors, decodes every
-// month of both packed copies to exactly what zarr-python read (www/data/generate.py records
-// it), colours a known location with the colour map's colour for zarr-python's value, leaves NaN
-// transparent, and redraws when the month changes. A screenshot is saved to target/.
+// The demo page (www/) in headless Chromium: it loads without console errors; every variable,
+// storage form and time step decodes to a Float64Array equal, bit for bit, to the values
+// www/data/generate.py recorded from zarr-python, xarray and zfpy; a known ocean cell has the
+// colour map's colour for its value and a missing (land) cell is transparent over the hatching;
+// the cursor shows every form's value; the slider and the variable switch change the picture.
+// Screenshots are saved to target/.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -11,10 +14,11 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 import { serve } from "../../scripts/serve.mjs";
-import { colorOf } from "../../www/colormap.js";
+import { COLORMAPS, colorOf } from "../../www/colormap.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const manifest = JSON.parse(readFileSync(join(root, "www/data/sample/manifest.json"), "utf8"));
+const manifest = JSON.parse(readFileSync(join(root, "www/data/real/manifest.json"), "utf8"));
+const FORMS = ["scale_offset", "cf", "uint8", "zfp", "original"];
 
 let server;
 let browser;
@@ -28,11 +32,12 @@ before(async () => {
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
-  page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
+  page = await browser.newPage({ viewport: { width: 1150, height: 1300 } });
   page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
   page.on("pageerror", (e) => problems.push(String(e)));
   page.on("response", (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/www/`);
+  // Two timing rounds: the test checks the table is there, not the figures.
+  await page.goto(`http://127.0.0.1:${server.address().port}/www/?rounds=2`);
   await page.evaluate(() => window.demo.ready);
 });
 
@@ -42,82 +47,98 @@ after(async () => {
 });
 
 const ready = () => page.waitForSelector('body[data-state="ready"]');
+const shot = (name) => {
+  mkdirSync(join(root, "target"), { recursive: true });
+  return page.screenshot({ path: join(root, `target/demo-${name}.png`), fullPage: true });
+};
 
-test("the page loads and draws with no console errors", async () => {
+test("the page loads and draws OISST's SST with no console errors", async () => {
   await ready();
   assert.deepEqual(problems, []);
-  assert.match(await page.textContent("#time-label"), new RegExp(manifest.time[0]));
+  assert.match(await page.textContent("#title"), /OISST.*1981-12-31/);
+  assert.equal(await page.locator("#timing tr").count(), FORMS.length + 1);
+  assert.equal(await page.locator("#bytes tr").count(), FORMS.length + 1);
+  await shot("sst");
 });
 
-test("every month of every copy (uint8, int16, zfp) decodes to what zarr-python read, bit for bit", async () => {
-  for (const name of ["uint8", "int16", "float64", "zfp"]) {
-    const digests = await page.evaluate(async (name) => {
-      const out = [];
-      for (let t = 0; t < 12; t++) {
-        const data = await window.demo.readMonth(name, t);
-        const hash = await crypto.subtle.digest("SHA-256", data.buffer);
-        out.push([...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join(""));
+test("every variable, form and time step decodes to the generator's reference values, bit for bit", async () => {
+  for (const [dataset, ds] of Object.entries(manifest.datasets)) {
+    for (const [name, v] of Object.entries(ds.variables)) {
+      for (const form of FORMS) {
+        const got = await page.evaluate(async ([key, form, steps]) => {
+          const out = [];
+          for (let t = 0; t < steps; t++) {
+            const data = await window.demo.readView(key, form, t);
+            out.push({ type: data.constructor.name, bytes: [...new Uint8Array(data.buffer, data.byteOffset, data.byteLength)] });
+          }
+          return out;
+        }, [`${dataset}/${name}`, form, v.forms[form].per_time.length]);
+        assert.equal(got.length, v.forms[form].per_time.length);
+        for (const [t, step] of v.forms[form].per_time.entries()) {
+          assert.equal(got[t].type, "Float64Array");
+          const sha = createHash("sha256").update(Buffer.from(got[t].bytes)).digest("hex");
+          assert.equal(sha, step.sha256, `${dataset}/${name} ${form} t=${t}`);
+        }
       }
-      return out;
-    }, name);
-    assert.deepEqual(digests, manifest.per_time[name].map((m) => m.sha256), name);
+    }
   }
 });
 
-async function pixel(x, y) {
-  return page.evaluate(
-    ([x, y]) => [...document.getElementById("map").getContext("2d").getImageData(x, y, 1, 1).data],
-    [x, y],
-  );
-}
+/** The map canvas's pixel for cell (i, j) (one pixel per cell). */
+const pixel = (i, j) => page.evaluate(([i, j]) => [...document.getElementById("map").getContext("2d").getImageData(j, i, 1, 1).data], [i, j]);
 
-test("a pixel at a known location has the colour map's colour for zarr-python's value; NaN is transparent", async () => {
-  await page.evaluate(() => window.demo.show("uint8", 0));
+test("an ocean cell has the colour map's colour for its value; a land cell is transparent over the hatching", async () => {
+  for (const [key, form] of [["oisst/sst", "scale_offset"], ["oisst/anom", "cf"], ["bcsd/tas", "uint8"]]) {
+    await page.evaluate(([key, form]) => window.demo.show(key, form, 0), [key, form]);
+    await ready();
+    const [dataset, name] = key.split("/");
+    const v = manifest.datasets[dataset].variables[name];
+    const [valued, missing] = v.probes;
+    assert.ok(!valued.missing && missing.missing);
+    const want = colorOf(valued.values[form], v.scale[0], v.scale[1], COLORMAPS[v.colormap]);
+    assert.equal(want[3], 255);
+    assert.deepEqual(await pixel(valued.i, valued.j), want, `${key} ${form} at ${valued.lat}, ${valued.lon}`);
+    assert.deepEqual(await pixel(missing.i, missing.j), [0, 0, 0, 0], `${key} missing at ${missing.lat}, ${missing.lon}`);
+  }
+  // What shows through the transparent cells: the hatching.
+  assert.match(await page.evaluate(() => getComputedStyle(document.getElementById("map")).backgroundImage), /repeating-linear-gradient/);
+});
+
+test("the cursor marks its cell and shows every form's value and error there", async () => {
+  await page.evaluate(() => window.demo.show("oisst/sst", "scale_offset", 0));
   await ready();
-  const probes = manifest.probes.filter((p) => p.store === "uint8" && p.t === 0);
-  assert.ok(probes.some((p) => p.value === null) && probes.some((p) => p.value !== null));
-  for (const p of probes) {
-    const value = p.value === null ? NaN : p.value;
-    const want = colorOf(value, manifest.min, manifest.max);
-    assert.deepEqual(await pixel(p.lon_index, p.lat_index), want, JSON.stringify(p));
-    if (p.value === null) assert.equal(want[3], 0, "NaN is transparent");
-  }
-});
-
-test("the cursor shows the value and coordinates under it", async () => {
-  const p = manifest.probes.find((q) => q.store === "uint8" && q.t === 0 && q.value !== null);
+  const v = manifest.datasets.oisst.variables.sst;
+  const [p] = v.probes;
+  const g = await page.evaluate(() => window.demo.geometry("oisst/sst"));
   const box = await page.locator("#map").boundingBox();
-  const [ny, nx] = manifest.shape.slice(1);
-  await page.mouse.move(box.x + ((p.lon_index + 0.5) / nx) * box.width, box.y + ((p.lat_index + 0.5) / ny) * box.height);
-  const text = await page.textContent("#probe");
-  assert.match(text, new RegExp(`${p.value.toFixed(2)} °C`));
-  assert.match(text, new RegExp(`${manifest.lon[p.lon_index].toFixed(1)}°E`));
+  const before = await page.evaluate(() => document.getElementById("overlay").toDataURL());
+  await page.mouse.move(box.x + (p.j + 0.5) * g.cell, box.y + (p.i + 0.5) * g.cell);
+  assert.notEqual(await page.evaluate(() => document.getElementById("overlay").toDataURL()), before, "the cell is marked");
+  const rows = await page.locator("#probe tr").allTextContents();
+  assert.equal(rows.length, FORMS.length + 1);
+  for (const form of FORMS) {
+    const row = rows.slice(1).find((r) => r.includes({ scale_offset: "scale_offset", cf: "CF", uint8: "uint8", zfp: "zfp", original: "original" }[form]));
+    assert.ok(row.includes(p.values[form].toPrecision(7)), `${form}: ${row}`);
+  }
+  assert.match(await page.textContent("#where"), /3°S, 136°W/);
 });
 
-test("the slider changes the picture; the int16 copy has the smaller quantisation error", async () => {
+test("the variable switch and the time slider change the picture", async () => {
   const snapshot = () => page.evaluate(() => document.getElementById("map").toDataURL());
-  const before = await snapshot();
-  await page.locator("#time").fill("6");
-  await page.waitForFunction(() => window.demo.state.t === 6 && document.body.dataset.state === "ready");
-  assert.notEqual(await snapshot(), before);
-  assert.match(await page.textContent("#time-label"), new RegExp(manifest.time[6]));
+  const sst = await snapshot();
+  await page.locator('input[name="var"][value="oisst/anom"]').check();
+  await page.waitForFunction(() => window.demo.state.key === "oisst/anom" && document.body.dataset.state === "ready");
+  assert.notEqual(await snapshot(), sst);
+  assert.equal(await page.locator("#time").isDisabled(), true, "one day of OISST: no slider");
+  await shot("anomaly");
 
-  const uint8 = await page.evaluate(() => window.demo.state.summary.maxAbsError);
-  await page.locator('input[value="int16"]').check();
-  await page.waitForFunction(() => window.demo.state.store === "int16" && document.body.dataset.state === "ready");
-  const int16 = await page.evaluate(() => window.demo.state.summary.maxAbsError);
-  assert.ok(int16 < uint8, `int16 error ${int16} < uint8 error ${uint8}`);
-  assert.ok(uint8 <= manifest.stores.uint8.max_abs_error);
-
-  // Per-chunk timings are shown for both implementations.
-  const rows = await page.locator("#timing tr").count();
-  assert.equal(rows, 5);
-
-  // The zfp copy is reversible: no error at all, and its module loads only now.
-  await page.locator('input[value="zfp"]').check();
-  await page.waitForFunction(() => window.demo.state.store === "zfp" && document.body.dataset.state === "ready");
-  assert.equal(await page.evaluate(() => window.demo.state.summary.maxAbsError), 0);
-  mkdirSync(join(root, "target"), { recursive: true });
-  await page.screenshot({ path: join(root, "target/demo-screenshot.png"), fullPage: true });
+  await page.locator('input[name="var"][value="bcsd/pr"]').check();
+  await page.waitForFunction(() => window.demo.state.key === "bcsd/pr" && document.body.dataset.state === "ready");
+  const january = await snapshot();
+  await page.locator("#time").fill("8");
+  await page.waitForFunction(() => window.demo.state.t === 8 && document.body.dataset.state === "ready");
+  assert.notEqual(await snapshot(), january);
+  assert.match(await page.textContent("#time-label"), /1999-09/);
+  await shot("precipitation-september");
   assert.deepEqual(problems, []);
 });

@@ -1,535 +1,331 @@
-"""Generate the sample data for the browser demo in ``www/``.
+"""Generate the demo's data (``www/data/real/``) from real netCDF files.
 
-A synthetic monthly-mean surface air temperature field, dims (time, lat, lon) =
-(12, 73, 144) on a 2.5 degree grid, in degrees Celsius, with land as NaN, is
-written four times as zarr v3 arrays (LocalStore directories), the first three
-by zarr-python:
+Sources: two files that Debian's ``r-cran-stars`` package ships in
+``usr/lib/R/site-library/stars/nc/`` (the package is Apache-2.0; the data are NOAA's and
+the U.S. government's, in the public domain):
 
-* ``sample/temperature_float64.zarr``  the original float64 values
-                                        (bytes + zstd level 3): the truth
-* ``sample/temperature_uint8.zarr``    float64 array packed as
-                                        scale_offset + cast_value -> uint8
-                                        (nearest-even, clamp, NaN <-> 0)
-* ``sample/temperature_int16.zarr``    the same packed to int16
-                                        (nearest-even, clamp, NaN <-> -32768)
-* ``sample/temperature_zfp.zarr``      the original float64 values with the
-                                        zarr v3 ``zfp`` array->bytes codec in
-                                        reversible (lossless) mode
+* ``reduced.nc``: one day (1981-12-31) of NOAA OISST v2 on a 2-degree grid
+  (90 x 180): sea-surface temperature, its anomaly and sea-ice concentration, stored as int16
+  with ``scale_factor`` 0.01 and ``_FillValue`` -999 (land and open water are missing).
+* ``bcsd_obs_1999.nc``: the 12 monthly fields of 1999 of gridded observed air temperature and
+  precipitation (float32, ``_FillValue`` 1e20; the ocean is missing) over 33 x 81 cells of
+  the south-eastern United States.
 
-zarr-python cannot write the ``zfp`` codec, so ``write_zfp_store`` writes that
-store itself: ``zarr.json`` is the float64 store's with ``codecs`` replaced by
-``[{"name": "zfp", "configuration": {"mode": "reversible"}}]``, and each chunk
-file ``c/t/i/j`` is ``zfpy.compress_numpy(chunk, write_header=False)`` of the
-C-contiguous (12, 37, 72) float64 chunk (a zfp 3-d field nz=12, ny=37, nx=72, no
-zfp header, as the codec spec requires), edge chunks padded with the fill value
-NaN as zarr does. Only reversible mode is lossless and keeps the NaN land mask;
-zfp's lossy modes cannot represent NaN. Every chunk is decoded again and
-checked bit for bit.
+Each variable is written in the forms a user meets, each a zarr v3 array under
+``real/<dataset>/<variable>/<form>.zarr``:
 
-Size: the zfp store's chunks hold all 12 months, (12, 37, 72), so zfp's 4x4x4
-blocks are full; chunks one month deep are 3-d fields with nz = 1 (the codec
-spec does not squeeze 1-4-d chunks), whose blocks would be 3/4 padding, and
-the store would be ~2.5x the raw data.
+* ``original``: the values xarray decodes from the netCDF (float32, NaN where missing),
+  written by zarr-python: the truth the page measures errors against.
+* ``cf``: the netCDF's own CF packing as xarray writes it to zarr (int16 with
+  ``scale_factor``, ``add_offset`` and ``_FillValue``; for the monthly fields, which the file
+  does not pack, xarray packs them with the int16 encoding given in ``CF_PACKING``). The page
+  reads it with ``getDecoded``; the reference is ``xr.open_zarr(..., mask_and_scale=True)``.
+* ``scale_offset``: the same values as float64 through zarr v3 ``scale_offset`` +
+  ``cast_value`` int16, the missing-value sentinel as a NaN ``scalar_map``, written by
+  zarr-python (for OISST the stored integers are checked equal to the netCDF's own).
+* ``uint8``: float64 repacked as uint8 with the codecs ``planPacking`` (this package, run in
+  Node from ``dist/``) chooses for the variable's range, written by zarr-python.
+* ``zfp``: the original float32 values through the zarr v3 ``zfp`` codec, reversible (zfp's
+  lossy modes cannot hold NaN). zarr-python cannot write zfp: the chunks are
+  ``zfpy.compress_numpy(chunk, write_header=False)`` under the ``original`` array's zarr.json
+  with its codecs replaced, each decoded again by zfpy and checked.
 
-``sample/manifest.json`` describes them: grid, offset/scale of each packed
-store, the maximum quantisation error, total chunk bytes of each store, NaN
-counts, per-month sha256/min/max of what is read back (by zarr-python, or for
-the zfp store by zfpy), and probe points (see ``build_manifest``).
+For ``zarr.get``-style reads the OISST grid is turned to -180..180 longitude (xarray's
+``roll``) and both datasets to north-up rows.
 
-Requirements (the exact zarr and zfpy versions are asserted below)::
+``real/manifest.json`` records, per variable and form, the stored bytes and, per time step,
+the SHA-256 of the reference values as little-endian float64 (zarr-python's read, xarray's
+decoded read for ``cf``, zfpy's for ``zfp``, widened to float64), their NaN count, minimum and
+maximum, and probe points (an ocean and a land cell with every form's reference value).
 
-    python3.12 -m venv .venv
-    .venv/bin/pip install "zarr==3.4.2" cast-value-rs numpy "zfpy==1.0.1"
-    .venv/bin/python generate.py
+Requirements (versions asserted below): zarr 3.4.2 (with cast-value-rs), zfpy 1.0.1,
+xarray, netCDF4, numpy; Node with the package built (``npm run build``)::
 
-(zarr-python's ``cast_value`` codec needs the ``cast-value-rs`` package.)
-Pin ``zfpy==1.0.1`` exactly: zfpy 1.0.1.post0 breaks numcodecs (which
-zarr-python imports), so do not let pip pick a newer post release.
-No network access is needed. The script can be run from any working
-directory; it deletes and rewrites ``sample/`` next to this file.
+    .venv/bin/pip install "zarr==3.4.2" cast-value-rs "zfpy==1.0.1" xarray netCDF4 numpy
+    .venv/bin/python www/data/generate.py            # downloads r-cran-stars with apt-get
+    .venv/bin/python www/data/generate.py --nc DIR   # or: the directory holding the two files
 
-Determinism: the noise comes from a fixed numpy seed and every other step is
-plain arithmetic, so the values, the chunk files (zstd output is deterministic
-for a given libzstd, zfp's reversible output for a given zfp version) and
-manifest.json are the same on every run.
+The output is deterministic for given library versions.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import importlib.metadata
-import itertools
 import json
-import math
 import shutil
-import struct
+import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
+import xarray as xr
 import zarr
 import zfpy
-from numcodecs import Zstd
-from zarr.codecs import BytesCodec, CastValue, ScaleOffset, ZstdCodec
-from zarr.storage import LocalStore
+from zarr.codecs import BytesCodec, CastValue, ScaleOffset
 
 assert zarr.__version__ == "3.4.2", f"need zarr==3.4.2, found {zarr.__version__}"
-ZFPY_VERSION = importlib.metadata.version("zfpy")
-assert ZFPY_VERSION == "1.0.1", f"need zfpy==1.0.1, found {ZFPY_VERSION}"
+assert importlib.metadata.version("zfpy") == "1.0.1", "need zfpy==1.0.1"
 
 HERE = Path(__file__).resolve().parent
-SAMPLE = HERE / "sample"
-SEED = 20240101
+ROOT = HERE.parent.parent
+OUT = HERE / "real"
 
-NT, NLAT, NLON = 12, 73, 144
-SHAPE = (NT, NLAT, NLON)
-CHUNKS = (1, 37, 72)  # one month = 2 x 2 chunks; 73 = 37 + 36 and 144 = 72 + 72
-# The zfp copy keeps all 12 months in a chunk: zfp codes 4 x 4 x 4 blocks, and a chunk one month
-# deep (a 3-D field with nz = 1, which the codec must not squeeze) would leave three quarters of
-# every block as padding. A month still touches 2 x 2 chunks.
-ZFP_CHUNKS = (12, 37, 72)
-DIMS = ["time", "lat", "lon"]
-
-LAT = [90.0 - 2.5 * i for i in range(NLAT)]  # 90 .. -90
-LON = [2.5 * j for j in range(NLON)]  # 0 .. 357.5
-TIME = [f"2024-{m:02d}" for m in range(1, NT + 1)]
-
-STORE_PATHS = {
-    "float64": "temperature_float64.zarr",
-    "uint8": "temperature_uint8.zarr",
-    "int16": "temperature_int16.zarr",
-    "zfp": "temperature_zfp.zarr",
+# How the monthly fields (float32 in their file) are packed as int16 for the cf and
+# scale_offset forms: value = stored * scale_factor.
+CF_PACKING = {"tas": 0.01, "pr": 0.1}
+# Each variable's fixed colour scale (its units), and colour map.
+SCALES = {
+    "sst": (-2.0, 32.0, "sequential"),
+    "anom": (-6.0, 6.0, "diverging"),
+    "ice": (0.0, 1.0, "sequential"),
+    "tas": (0.0, 30.0, "sequential"),
+    "pr": (0.0, 500.0, "sequential"),
 }
-ZARR_STORES = ("float64", "uint8", "int16")  # written and read by zarr-python
-ZFP_CODECS = [{"name": "zfp", "configuration": {"mode": "reversible"}}]
+FORMS = ["original", "cf", "scale_offset", "uint8", "zfp"]
 
 
-# ---------------------------------------------------------------------------
-# the field
-# ---------------------------------------------------------------------------
+def stars_files(nc: Path | None) -> tuple[Path, str]:
+    """The directory with the two netCDF files, and where they came from."""
+    if nc is not None:
+        return nc, f"netCDF files from {nc.name}/"
+    tmp = Path(tempfile.mkdtemp())
+    subprocess.run(["apt-get", "download", "r-cran-stars"], cwd=tmp, check=True)
+    deb = next(tmp.glob("r-cran-stars_*.deb"))
+    subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp / "x")], check=True)
+    return tmp / "x/usr/lib/R/site-library/stars/nc", f"Debian package {deb.name}"
 
 
-def _blob(lat2, lon2, lat0, lon0, a, b, tilt=0.0):
-    """A smooth bump centred on (lat0, lon0); a, b = half-widths in degrees of
-    latitude / of great-circle distance along the parallel; tilt rotates it."""
-    dlat = lat2 - lat0
-    dlon = (lon2 - lon0 + 180.0) % 360.0 - 180.0
-    dx = dlon * np.cos(np.radians(0.5 * (lat2 + lat0)))
-    c, s = math.cos(math.radians(tilt)), math.sin(math.radians(tilt))
-    u = c * dx + s * dlat
-    v = -s * dx + c * dlat
-    return np.exp(-((u / b) ** 2 + (v / a) ** 2))
+def north_up(ds: xr.Dataset, lat: str) -> xr.Dataset:
+    return ds.sortby(lat, ascending=False)
 
 
-def land_mask(lat2: np.ndarray, lon2: np.ndarray) -> np.ndarray:
-    """Continent-like blobs (True = land), the same for every month."""
-    phi, lam = np.radians(lat2), np.radians(lon2)
-    f = (
-        _blob(lat2, lon2, 55.0, 95.0, 17.0, 48.0)  # Eurasia
-        + _blob(lat2, lon2, 47.0, 25.0, 9.0, 16.0, tilt=-15.0)  # Europe
-        + _blob(lat2, lon2, 28.0, 78.0, 9.0, 14.0)  # South Asia
-        + _blob(lat2, lon2, 6.0, 18.0, 25.0, 28.0)  # Africa
-        + _blob(lat2, lon2, -18.0, 27.0, 12.0, 13.0)  # southern Africa
-        + _blob(lat2, lon2, 52.0, 260.0, 17.0, 32.0, tilt=10.0)  # North America
-        + _blob(lat2, lon2, 25.0, 257.0, 8.0, 10.0, tilt=-35.0)  # Mexico
-        + _blob(lat2, lon2, -12.0, 298.0, 22.0, 17.0, tilt=15.0)  # South America
-        + _blob(lat2, lon2, -25.0, 134.0, 10.0, 19.0)  # Australia
-        + _blob(lat2, lon2, 74.0, 318.0, 8.0, 9.0)  # Greenland
-        + np.exp(-(((lat2 + 90.0) / 16.0) ** 2))  # Antarctica
-    )
-    # wiggly coastlines
-    f = f + 0.12 * np.sin(5.0 * lam + 3.0 * phi) * np.cos(4.0 * phi - 0.7 * lam)
-    return f > 0.5
-
-
-def temperature(rng: np.random.Generator):
-    lat2, lon2 = np.meshgrid(np.array(LAT), np.array(LON), indexing="ij")
-    phi, lam = np.radians(lat2), np.radians(lon2)
-    sphi = np.sin(phi)
-    cphi = np.clip(np.cos(phi), 0.0, None)  # cos(90 deg) is 6e-17, keep it >= 0
-
-    # annual mean: ~27 C in the tropics, ~-17.5 C at the poles
-    annual = 27.0 - 44.5 * np.abs(sphi) ** 2.3
-    # seasonal amplitude grows towards the poles; sign flips between hemispheres
-    amplitude = 12.5 * np.abs(sphi) ** 1.5 * np.sign(sphi)
-    # western Pacific warm pool, eastern Pacific cold tongue
-    enso = 1.6 * _blob(lat2, lon2, 0.0, 150.0, 14.0, 40.0) - 1.8 * _blob(
-        lat2, lon2, -2.0, 255.0, 6.0, 30.0
-    )
-    # wave weight: smaller (but not zero, so the pole rows are not constant) at the poles
-    wave_w = 0.35 + 0.65 * cphi
-
-    field = np.empty(SHAPE, dtype=np.float64)
-    for t in range(NT):
-        # NH winter in January (t = 0), NH summer in July (t = 6)
-        season = -math.cos(2.0 * math.pi * (t - 0.3) / 12.0)
-        waves = (
-            1.4 * np.cos(2.0 * lam + 1.2 * phi + 0.35 * season)
-            + 0.8 * np.sin(3.0 * lam - 2.0 * phi + 2.0 * math.pi * t / 12.0)
-            + 0.8 * np.cos(lam + 0.5) * np.sin(2.0 * phi)
-        )
-        field[t] = annual + amplitude * season + enso + wave_w * waves
-
-    field += rng.normal(0.0, 0.35, size=SHAPE)
-
-    land = land_mask(lat2, lon2)
-    field[:, land] = np.nan
-    return field, land
-
-
-# ---------------------------------------------------------------------------
-# packing parameters
-# ---------------------------------------------------------------------------
-
-
-def nice_ceil(x: float) -> float:
-    """Smallest of 1, 2, 2.5, 5 x 10^k that is >= x."""
-    k = math.floor(math.log10(x))
-    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
-        v = float(f"{m}e{k}")
-        if v >= x:
-            return v
-    raise AssertionError
-
-
-def encode_codes(data: np.ndarray, offset: float, scale: float) -> np.ndarray:
-    """(x - offset) * scale in float64, as the scale_offset codec computes it."""
-    return (data - np.float64(offset)) * np.float64(scale)
-
-
-def uint8_params(vmin: float, vmax: float) -> tuple[float, float]:
-    """Step = (max - min) / 254 rounded up to a nice value; offset one step below
-    the minimum, rounded down to a multiple of the step; scale = 1 / step."""
-    step = nice_ceil((vmax - vmin) / 254.0)
-    scale = float(round(1.0 / step, 12))
-    offset = float(round(math.floor(vmin / step - 1.0) * step, 10))
-    return offset, scale
-
-
-def int16_params(vmin: float, vmax: float) -> tuple[float, float]:
-    """Offset = mid-range rounded to 0.1; scale = the largest multiple of 10
-    that maps the data into -32000..32000."""
-    offset = round(0.5 * (vmin + vmax), 1)
-    half = max(vmax - offset, offset - vmin)
-    scale = float(math.floor(32000.0 / half / 10.0) * 10)
-    return offset, scale
-
-
-# ---------------------------------------------------------------------------
-# writing
-# ---------------------------------------------------------------------------
-
-
-def attributes() -> dict:
+def load(nc_dir: Path) -> dict:
+    """Both datasets, decoded by xarray, on the grids the page draws."""
+    oisst = xr.open_dataset(nc_dir / "reduced.nc").isel(time=0, zlev=0)
+    oisst = oisst.assign_coords(lon=((oisst.lon + 180) % 360) - 180).sortby("lon")
+    oisst = north_up(oisst, "lat")
+    bcsd = north_up(xr.open_dataset(nc_dir / "bcsd_obs_1999.nc"), "latitude")
+    raw = xr.open_dataset(nc_dir / "reduced.nc", mask_and_scale=False).isel(time=0, zlev=0)
+    raw = north_up(raw.assign_coords(lon=((raw.lon + 180) % 360) - 180).sortby("lon"), "lat")
     return {
-        "units": "degC",
-        "long_name": "air temperature",
-        "lat": LAT,
-        "lon": LON,
-        "time": TIME,
+        "oisst": {
+            "ds": oisst, "raw": raw, "vars": ["sst", "anom", "ice"], "lat": "lat", "lon": "lon",
+            "chunks": (45, 90), "zfp_chunks": (45, 90),
+            "title": "NOAA OISST v2, one day, 2-degree grid",
+            "time": [str(np.datetime_as_string(oisst.time.values, unit="D"))],
+        },
+        "bcsd": {
+            "ds": bcsd, "raw": None, "vars": ["tas", "pr"], "lat": "latitude", "lon": "longitude",
+            "chunks": (1, 33, 81), "zfp_chunks": (12, 33, 81),
+            "title": "Gridded observed monthly climate, 1999, south-eastern United States",
+            "time": [str(t)[:7] for t in np.datetime_as_string(bcsd.time.values, unit="D")],
+        },
     }
 
 
-def write_store(name: str, data: np.ndarray, *, filters, compressors):
-    with zarr.config.set({"array.write_empty_chunks": True}):
-        arr = zarr.create_array(
-            store=LocalStore(SAMPLE / STORE_PATHS[name]),
-            shape=SHAPE,
-            chunks=CHUNKS,
-            dtype="float64",
-            fill_value=float("nan"),
-            filters=filters,
-            serializer=BytesCodec(endian="little"),
-            compressors=compressors,
-            dimension_names=DIMS,
-            attributes=attributes(),
-            zarr_format=3,
-        )
-        arr[...] = data
+def plan_uint8(lo: float, hi: float) -> dict:
+    """planPacking's uint8 plan for the range [lo, hi], from the built package."""
+    script = (
+        "const { planPacking } = await import(process.argv[1]);"
+        "const [lo, hi] = JSON.parse(process.argv[2]);"
+        "process.stdout.write(JSON.stringify(await planPacking({ min: lo, max: hi }, { target: 'uint8' })));"
+    )
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script, (ROOT / "dist/index.js").as_uri(), json.dumps([lo, hi])],
+        check=True, capture_output=True, text=True,
+    )
+    return json.loads(out.stdout)
 
 
-def chunk_slices(chunks=CHUNKS):
-    """(chunk key, index into the array, shape of the real data) of every chunk,
-    in C order of the chunk grid."""
-    grid = [math.ceil(n / c) for n, c in zip(SHAPE, chunks)]
-    for idx in itertools.product(*(range(g) for g in grid)):
-        sl = tuple(slice(k * c, min((k + 1) * c, n)) for k, c, n in zip(idx, chunks, SHAPE))
-        yield "c/" + "/".join(str(k) for k in idx), sl, tuple(s.stop - s.start for s in sl)
+def create(path: Path, values: np.ndarray, chunks, filters=(), serializer=None, attributes=None, fill=np.nan):
+    arr = zarr.create_array(
+        store=str(path), shape=values.shape, chunks=chunks, dtype=values.dtype, fill_value=fill,
+        filters=list(filters), serializer=serializer or BytesCodec(), compressors=None,
+        attributes=attributes or {}, zarr_format=3,
+    )
+    arr[...] = values
+    return arr
 
 
-def padded_chunk(data: np.ndarray, sl, real, chunks=CHUNKS) -> np.ndarray:
-    """The full C-contiguous float64 chunk, edge chunks padded with the fill value
-    NaN as zarr does."""
-    chunk = np.full(chunks, np.nan, dtype=np.float64)
-    chunk[tuple(slice(0, r) for r in real)] = data[sl]
-    assert chunk.flags.c_contiguous and chunk.dtype == np.float64
-    return chunk
+def stored_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and p.name != "zarr.json")
 
 
-def write_zfp_store(data: np.ndarray) -> np.ndarray:
-    """Write ``temperature_zfp.zarr`` by hand (zarr-python has no zfp codec),
-    decode every chunk again, check it bit for bit and return the reassembled
-    array. Needs the float64 store written first (its zarr.json is the model)."""
-    root = SAMPLE / STORE_PATHS["zfp"]
-    meta = json.loads((SAMPLE / STORE_PATHS["float64"] / "zarr.json").read_text())
-    assert meta["codecs"][0]["name"] == "bytes", meta["codecs"]
-    meta["codecs"] = ZFP_CODECS
-    meta["chunk_grid"]["configuration"]["chunk_shape"] = list(ZFP_CHUNKS)
-    root.mkdir(parents=True)
-    # the same layout as zarr-python writes (indent 2, no final newline)
-    (root / "zarr.json").write_text(json.dumps(meta, indent=2, allow_nan=False))
+def write_zfp(path: Path, original: Path, values: np.ndarray, chunks) -> None:
+    """The original float32 array with the zfp codec (reversible), chunks by zfpy."""
+    meta = json.loads((original / "zarr.json").read_text())
+    meta["codecs"] = [{"name": "zfp", "configuration": {"mode": "reversible"}}]
+    meta["chunk_grid"]["configuration"]["chunk_shape"] = list(chunks)
+    path.mkdir(parents=True)
+    (path / "zarr.json").write_text(json.dumps(meta, indent=2))
+    grid = [range(0, n, c) for n, c in zip(values.shape, chunks)]
+    for starts in np.array(np.meshgrid(*grid, indexing="ij")).reshape(len(chunks), -1).T:
+        block = values[tuple(slice(s, s + c) for s, c in zip(starts, chunks))]
+        assert block.shape == tuple(chunks), "the demo's chunk shapes divide its arrays"
+        block = np.ascontiguousarray(block)
+        stream = zfpy.compress_numpy(block, write_header=False)
+        back = zfpy._decompress(stream, zfpy.type_float, list(block.shape))
+        assert back.reshape(block.shape).tobytes() == block.tobytes(), "zfp reversible round trip"
+        key = path / "c" / "/".join(str(s // c) for s, c in zip(starts, chunks))
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_bytes(stream)
 
-    out = np.full(SHAPE, np.nan, dtype=np.float64)
-    for key, sl, real in chunk_slices(ZFP_CHUNKS):
-        chunk = padded_chunk(data, sl, real, ZFP_CHUNKS)
-        stream = zfpy.compress_numpy(chunk, write_header=False)  # reversible mode
-        path = root / key
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(stream)
 
-        dec = zfpy._decompress(path.read_bytes(), zfpy.type_double, list(ZFP_CHUNKS))
-        assert dec.dtype == np.float64 and dec.shape == ZFP_CHUNKS, (key, dec.dtype, dec.shape)
-        assert le_bytes(dec) == le_bytes(chunk), f"zfp chunk {key} is not bit-exact"
-        out[sl] = dec[tuple(slice(0, r) for r in real)]
+def per_time(values: np.ndarray, has_time: bool) -> list[dict]:
+    steps = values if has_time else values[None]
+    out = []
+    for v in steps:
+        v = np.ascontiguousarray(v, dtype="<f8")
+        finite = v[~np.isnan(v)]
+        out.append({
+            "sha256": hashlib.sha256(v.tobytes()).hexdigest(),
+            "nan": int(np.isnan(v).sum()),
+            "min": float(finite.min()), "max": float(finite.max()),
+        })
     return out
 
 
-def check_zarr_padding(data: np.ndarray) -> None:
-    """The float64 store's chunks (bytes little-endian + zstd) are exactly the
-    padded chunks given to zfp, i.e. the zfp store pads edge chunks as zarr does."""
-    root = SAMPLE / STORE_PATHS["float64"]
-    for key, sl, real in chunk_slices():
-        raw = Zstd().decode((root / key).read_bytes())
-        assert bytes(raw) == le_bytes(padded_chunk(data, sl, real)), f"float64 chunk {key}"
+def variable(d: dict, name: str) -> tuple[dict, dict]:
+    ds, has_time = d["ds"], "time" in d["ds"][name].dims
+    da = ds[name]
+    values = da.values.astype(np.float32)
+    vdir = OUT / d["key"] / name
+    refs, forms = {}, {}
+
+    # original
+    path = vdir / "original.zarr"
+    create(path, values, d["chunks"], attributes={"units": da.attrs.get("units", ""), "long_name": da.attrs.get("long_name", name)})
+    refs["original"] = zarr.open_array(str(path), mode="r")[...].astype(np.float64)
+
+    # cf: xarray's own writing of the CF packing
+    path = vdir / "cf.zarr"
+    cf = ds[[name]].drop_vars([c for c in ds[[name]].coords], errors="ignore")
+    encoding = {k: v for k, v in da.encoding.items() if k in ("dtype", "scale_factor", "add_offset", "_FillValue", "missing_value")}
+    if name in CF_PACKING:
+        encoding = {"dtype": "int16", "scale_factor": np.float32(CF_PACKING[name]), "add_offset": np.float32(0), "_FillValue": np.int16(-32768)}
+    encoding["chunks"] = d["chunks"]
+    encoding["compressors"] = None
+    cf.to_zarr(path, zarr_format=3, consolidated=False, encoding={name: encoding}, mode="w")
+    refs["cf"] = xr.open_zarr(path, consolidated=False, mask_and_scale=True)[name].values.astype(np.float64)
+    stored = zarr.open_group(str(path), mode="r")[name]
+    forms["cf"] = {"path": f"{d['key']}/{name}/cf.zarr/{name}", "stored_dtype": str(stored.dtype)}
+    if d["raw"] is not None:
+        assert np.array_equal(stored[...], d["raw"][name].values), "xarray kept the netCDF's integers"
+
+    # scale_offset + cast_value int16, the sentinel as NaN
+    if name in CF_PACKING:
+        scale, sentinel = round(1 / CF_PACKING[name]), -32768
+    else:
+        scale, sentinel = round(1 / float(da.encoding["scale_factor"])), int(da.encoding["_FillValue"])
+    path = vdir / "scale_offset.zarr"
+    so = create(
+        path, values.astype(np.float64), d["chunks"],
+        filters=[
+            ScaleOffset(offset=0, scale=scale),
+            CastValue(data_type="int16", rounding="nearest-even", out_of_range="clamp",
+                      scalar_map={"encode": [["NaN", sentinel]], "decode": [[sentinel, "NaN"]]}),
+        ],
+        attributes={"units": da.attrs.get("units", "")},
+    )
+    refs["scale_offset"] = so[...]
+    if d["raw"] is not None:
+        ints = np.where(np.isnan(values), sentinel, np.round(values.astype(np.float64) * scale)).astype(np.int16)
+        assert np.array_equal(ints, d["raw"][name].values), "scale_offset stores the netCDF's integers"
+
+    # uint8, planned by planPacking for the variable's range
+    finite = values[~np.isnan(values)]
+    plan = plan_uint8(float(finite.min()), float(finite.max()))
+    path = vdir / "uint8.zarr"
+    codecs = plan["codecs"]
+    u8 = zarr.create_array(
+        store=str(path), shape=values.shape, chunks=d["chunks"], dtype=plan["data_type"],
+        fill_value=np.nan, filters=codecs[:-1], serializer=codecs[-1], compressors=None,
+        attributes={**plan["attributes"], "units": da.attrs.get("units", "")}, zarr_format=3,
+    )
+    u8[...] = values.astype(np.float64)
+    refs["uint8"] = zarr.open_array(str(path), mode="r")[...]
+
+    # zfp, reversible, of the original float32 values
+    path = vdir / "zfp.zarr"
+    write_zfp(path, vdir / "original.zarr", values, d["zfp_chunks"])
+    back = np.empty_like(values)
+    chunk_files = sorted((path / "c").rglob("*"))
+    # Decode the whole array again from the stored chunks.
+    chunks = d["zfp_chunks"]
+    for f in chunk_files:
+        if not f.is_file():
+            continue
+        idx = [int(p) for p in f.relative_to(path / "c").parts]
+        block = zfpy._decompress(f.read_bytes(), zfpy.type_float, list(chunks))
+        back[tuple(slice(i * c, (i + 1) * c) for i, c in zip(idx, chunks))] = block
+    refs["zfp"] = back.astype(np.float64)
+
+    n = int(values.size)
+    for form in FORMS:
+        p = vdir / f"{form}.zarr"
+        entry = forms.setdefault(form, {"path": f"{d['key']}/{name}/{form}.zarr"})
+        entry["stored_bytes"] = stored_bytes(p)
+        entry["values"] = n
+        entry["per_time"] = per_time(refs[form], has_time)
+    forms["uint8"]["plan"] = {k: plan[k] for k in ("scale", "offset", "max_abs_error", "sentinels")}
+    forms["scale_offset"]["scale"] = scale
+    forms["scale_offset"]["sentinel"] = sentinel
+
+    lo, hi, cmap = SCALES[name]
+    info = {
+        "long_name": da.attrs.get("long_name", name), "units": da.attrs.get("units", ""),
+        "scale": [lo, hi], "colormap": cmap, "has_time": has_time, "forms": forms,
+    }
+    return info, refs
 
 
-def chunk_bytes(name: str) -> int:
-    """Total size of the chunk files c/... of a store."""
-    files = [p for p in (SAMPLE / STORE_PATHS[name] / "c").rglob("*") if p.is_file()]
-    chunks = ZFP_CHUNKS if name == "zfp" else CHUNKS
-    assert len(files) == math.prod(math.ceil(n / c) for n, c in zip(SHAPE, chunks)), name
-    return sum(p.stat().st_size for p in files)
-
-
-def packed_filters(dtype: str, offset: float, scale: float, sentinel: int):
-    return [
-        ScaleOffset(offset=offset, scale=scale),
-        CastValue(
-            data_type=dtype,
-            rounding="nearest-even",
-            out_of_range="clamp",
-            scalar_map={"encode": [("NaN", sentinel)], "decode": [(sentinel, "NaN")]},
-        ),
-    ]
-
-
-# ---------------------------------------------------------------------------
-# reading back, manifest
-# ---------------------------------------------------------------------------
-
-
-def read_store(name: str) -> np.ndarray:
-    arr = zarr.open_array(LocalStore(SAMPLE / STORE_PATHS[name], read_only=True), mode="r")
-    assert arr.shape == SHAPE and arr.chunks == CHUNKS and arr.dtype == np.float64
-    out = np.asarray(arr[...])
-    assert out.dtype == np.float64 and out.shape == SHAPE
+def probes(d: dict, name: str, refs: dict) -> list[dict]:
+    """An ocean (or valued) cell and a missing cell at time 0, every form's value there."""
+    v = refs["original"][0] if d["ds"][name].ndim == 3 else refs["original"]
+    lat, lon = d["ds"][d["lat"]].values, d["ds"][d["lon"]].values
+    out = []
+    for want_missing in (False, True):
+        ii, jj = np.nonzero(np.isnan(v) == want_missing)
+        k = len(ii) // 2
+        i, j = int(ii[k]), int(jj[k])
+        vals = {}
+        for form, r in refs.items():
+            x = (r[0] if r.ndim == 3 else r)[i, j]
+            vals[form] = None if np.isnan(x) else float(x)
+        out.append({"t": 0, "i": i, "j": j, "lat": float(lat[i]), "lon": float(lon[j]), "missing": want_missing, "values": vals})
     return out
-
-
-def le_bytes(a: np.ndarray) -> bytes:
-    return np.ascontiguousarray(a, dtype="<f8").tobytes(order="C")
-
-
-def num(v) -> float | None:
-    """A float as a JSON number (null for NaN)."""
-    f = float(v)
-    if math.isnan(f):
-        return None
-    assert math.isfinite(f)
-    return f
-
-
-def bits(v) -> str:
-    """The IEEE-754 float64 bit pattern, 16 hex digits, most significant first."""
-    return struct.pack(">d", float(v)).hex()
-
-
-def per_time(out: np.ndarray) -> list[dict]:
-    rows = []
-    for t in range(NT):
-        m = out[t]
-        ok = ~np.isnan(m)
-        rows.append(
-            {
-                "sha256": hashlib.sha256(le_bytes(m)).hexdigest(),
-                "min": num(m[ok].min()),
-                "max": num(m[ok].max()),
-                "nan": int((~ok).sum()),
-            }
-        )
-    return rows
-
-
-def probe_points(truth: np.ndarray) -> list[tuple[str, tuple[int, int, int]]]:
-    """~10 points spread over the grid: the min and max of the field, two land
-    (NaN) points, and ocean points in different months, chunks and latitudes."""
-    tmin = np.unravel_index(np.nanargmin(truth), SHAPE)
-    tmax = np.unravel_index(np.nanargmax(truth), SHAPE)
-    pts = [
-        ("min", tuple(int(i) for i in tmin)),
-        ("max", tuple(int(i) for i in tmax)),
-        ("land", (0, 14, 40)),  # Eurasia, 55N 100E, chunk (0, 0, 0)
-        ("land", (11, 72, 143)),  # south pole (Antarctica), last element, partial edge chunk
-        ("ocean", (0, 0, 0)),  # north pole, first element
-        ("ocean", (2, 60, 100)),  # 60S 250E in March
-        ("ocean", (3, 36, 71)),  # equator, last row/column of chunk (3, 0, 0)
-        ("ocean", (5, 37, 72)),  # 2.5S 180E, first element of chunk (5, 1, 1)
-        ("ocean", (6, 20, 80)),  # 40N 200E (North Pacific) in July
-        ("ocean", (9, 52, 10)),  # 40S 25E in October
-    ]
-    for kind, p in pts:
-        is_nan = bool(np.isnan(truth[p]))
-        assert is_nan == (kind == "land"), (kind, p)
-    return pts
-
-
-def build_manifest(truth: np.ndarray, reads: dict, params: dict) -> dict:
-    ok = ~np.isnan(truth)
-    stores: dict = {}
-    for name in ("uint8", "int16"):
-        out = reads[name]
-        assert np.array_equal(np.isnan(out), ~ok), f"{name}: NaN mask differs"
-        offset, scale = params[name]
-        stores[name] = {
-            "path": STORE_PATHS[name],
-            "dtype": name,
-            "offset": offset,
-            "scale": scale,
-            "max_abs_error": float(np.abs(out[ok] - truth[ok]).max()),
-            "bytes": chunk_bytes(name),
-        }
-    stores["float64"] = {
-        "path": STORE_PATHS["float64"],
-        "dtype": "float64",
-        "bytes": chunk_bytes("float64"),
-    }
-    out = reads["zfp"]
-    assert le_bytes(out) == le_bytes(truth), "zfp store is not lossless"
-    stores["zfp"] = {
-        "path": STORE_PATHS["zfp"],
-        "dtype": "float64",
-        "mode": ZFP_CODECS[0]["configuration"]["mode"],
-        "max_abs_error": float(np.abs(out[ok] - truth[ok]).max()),
-        "bytes": chunk_bytes("zfp"),
-    }
-    assert stores["zfp"]["max_abs_error"] == 0.0
-
-    probes = []
-    for kind, (t, i, j) in probe_points(truth):
-        for name in ("uint8", "int16", "float64"):
-            v = reads[name][t, i, j]
-            probes.append(
-                {
-                    "store": name,
-                    "kind": kind,
-                    "t": t,
-                    "lat_index": i,
-                    "lon_index": j,
-                    "lat": LAT[i],
-                    "lon": LON[j],
-                    "value": num(v),
-                    "bits": bits(v),
-                }
-            )
-
-    nan_per_t = [int(np.isnan(truth[t]).sum()) for t in range(NT)]
-    rows = {name: per_time(reads[name]) for name in ("uint8", "int16", "float64", "zfp")}
-    assert rows["zfp"] == rows["float64"], "zfp per-month sha256/min/max/nan differ from float64"
-    return {
-        "shape": list(SHAPE),
-        "chunks": list(CHUNKS),
-        "dimension_names": DIMS,
-        "units": "degC",
-        "long_name": "air temperature",
-        "lat": LAT,
-        "lon": LON,
-        "time": TIME,
-        "stores": stores,
-        "nan_count": int(np.isnan(truth).sum()),
-        "nan_count_per_time": nan_per_t,
-        "min": float(truth[ok].min()),
-        "max": float(truth[ok].max()),
-        "per_time": rows,
-        "probes": probes,
-        "notes": (
-            "Synthetic data (numpy seed %d), generated by generate.py with zarr-python %s "
-            "and zfpy %s. "
-            "Decoded value = stored / scale + offset; the sentinel (uint8 0, int16 -32768) "
-            "decodes to NaN (land). The zfp store uses the zarr v3 zfp codec in reversible "
-            "(lossless) mode, headerless streams of the (1, 37, 72) float64 chunks, edge "
-            "chunks padded with NaN. per_time[store][t].sha256 is the sha256 of the month "
-            "[t, :, :] as zarr-python (zfp store: zfpy) reads it, little-endian float64, "
-            "C order (lat rows from 90 to -90, lon 0 to 357.5). min/max skip NaN. "
-            "probes[].value is null for NaN; probes[].bits is the float64 bit pattern, 16 "
-            "hex digits, most significant first. max_abs_error = max over non-NaN points of "
-            "|decoded - original|. stores[].bytes = total size of the store's chunk files."
-            % (SEED, zarr.__version__, ZFPY_VERSION)
-        ),
-    }
 
 
 def main() -> None:
-    rng = np.random.default_rng(SEED)
-    truth, land = temperature(rng)
-    ok = ~np.isnan(truth)
-    vmin, vmax = float(truth[ok].min()), float(truth[ok].max())
-    frac = float(land.mean())
-    assert 0.25 <= frac <= 0.30, f"land fraction {frac:.3f}"
-
-    u8 = uint8_params(vmin, vmax)
-    i16 = int16_params(vmin, vmax)
-    params = {"uint8": u8, "int16": i16}
-
-    # the data range must map into 1..255 / about -32000..32000 without clamping
-    c = np.round(encode_codes(truth[ok], *u8))  # np.round is half-to-even
-    assert c.min() >= 1 and c.max() <= 255, (c.min(), c.max())
-    c = np.round(encode_codes(truth[ok], *i16))
-    assert -32000 <= c.min() and c.max() <= 32000, (c.min(), c.max())
-    assert c.min() < -30000 and c.max() > 30000, (c.min(), c.max())
-
-    if SAMPLE.exists():
-        shutil.rmtree(SAMPLE)
-    SAMPLE.mkdir(parents=True)
-
-    write_store("float64", truth, filters=None, compressors=[ZstdCodec(level=3)])
-    write_store("uint8", truth, filters=packed_filters("uint8", *u8, 0), compressors=None)
-    write_store("int16", truth, filters=packed_filters("int16", *i16, -32768), compressors=None)
-
-    reads = {name: read_store(name) for name in ZARR_STORES}
-    assert le_bytes(reads["float64"]) == le_bytes(truth), "float64 store does not round-trip"
-    check_zarr_padding(truth)
-    reads["zfp"] = write_zfp_store(truth)
-    assert le_bytes(reads["zfp"]) == le_bytes(truth), "zfp store does not round-trip"
-    for name in ("uint8", "int16"):
-        meta = json.loads((SAMPLE / STORE_PATHS[name] / "zarr.json").read_text())
-        so = meta["codecs"][0]["configuration"]
-        assert (so["offset"], so["scale"]) == params[name], (so, params[name])
-
-    manifest = build_manifest(truth, reads, params)
-    text = json.dumps(manifest, indent=1, allow_nan=False)
-    (SAMPLE / "manifest.json").write_text(text + "\n")
-
-    size = sum(p.stat().st_size for p in SAMPLE.rglob("*") if p.is_file())
-    assert size < 3_000_000, size
-    print(f"wrote {SAMPLE} ({size} bytes)")
-    print(f"land fraction {frac:.4f}, min {vmin:.4f}, max {vmax:.4f}")
-    for name in ("uint8", "int16"):
-        s = manifest["stores"][name]
-        print(f"{name}: offset {s['offset']!r} scale {s['scale']!r} "
-              f"max_abs_error {s['max_abs_error']!r}")
-    raw = truth.nbytes
-    for name in ("uint8", "int16", "float64", "zfp"):
-        b = manifest["stores"][name]["bytes"]
-        print(f"{name}: chunk bytes {b} ({b / raw:.3f} of raw {raw})")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nc", type=Path, help="the directory with reduced.nc and bcsd_obs_1999.nc")
+    args = ap.parse_args()
+    nc_dir, source = stars_files(args.nc)
+    shutil.rmtree(OUT, ignore_errors=True)
+    OUT.mkdir(parents=True)
+    data = load(nc_dir)
+    manifest = {"source": source, "datasets": {}}
+    for key, d in data.items():
+        d["key"] = key
+        ds = d["ds"]
+        entry = {
+            "title": d["title"], "time": d["time"],
+            "lat": [float(x) for x in ds[d["lat"]].values], "lon": [float(x) for x in ds[d["lon"]].values],
+            "variables": {},
+        }
+        for name in d["vars"]:
+            info, refs = variable(d, name)
+            info["probes"] = probes(d, name, refs)
+            entry["variables"][name] = info
+            print(f"{key}/{name}: " + ", ".join(f"{f} {info['forms'][f]['stored_bytes']} B" for f in FORMS))
+        manifest["datasets"][key] = entry
+    manifest["versions"] = {
+        "zarr": zarr.__version__, "zfpy": importlib.metadata.version("zfpy"),
+        "xarray": xr.__version__, "netCDF4": importlib.metadata.version("netCDF4"), "numpy": np.__version__,
+    }
+    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
 if __name__ == "__main__":
