@@ -90,6 +90,17 @@ function geometry(ds) {
   };
 }
 
+/** Sizes `canvas` to W x H CSS pixels at the screen's resolution; its context, in CSS pixels. */
+function sizeCanvas(canvas, W, H) {
+  canvas.width = W * devicePixelRatio;
+  canvas.height = H * devicePixelRatio;
+  canvas.style.width = `${W}px`;
+  canvas.style.height = `${H}px`;
+  const ctx = canvas.getContext("2d");
+  ctx.scale(devicePixelRatio, devicePixelRatio);
+  return ctx;
+}
+
 const fmtLat = (v) => `${Math.abs(v)}°${v > 0 ? "N" : v < 0 ? "S" : ""}`;
 const fmtLon = (v) => `${Math.abs(v)}°${v > 0 ? "E" : v < 0 ? "W" : ""}`;
 
@@ -112,17 +123,11 @@ function drawMap(view) {
 function drawOverlay() {
   const ds = datasetOf(state.key);
   const g = geometry(ds);
-  const overlay = $("overlay");
   const W = g.left + g.width + 12;
   const H = g.top + g.height + 26;
   $("plot").style.width = `${W}px`;
   $("plot").style.height = `${H}px`;
-  overlay.width = W * devicePixelRatio;
-  overlay.height = H * devicePixelRatio;
-  overlay.style.width = `${W}px`;
-  overlay.style.height = `${H}px`;
-  const ctx = overlay.getContext("2d");
-  ctx.scale(devicePixelRatio, devicePixelRatio);
+  const ctx = sizeCanvas($("overlay"), W, H);
   const x = (lon) => g.left + ((lon - g.lon0) / (g.lon1 - g.lon0)) * g.width;
   const y = (lat) => g.top + ((g.lat0 - lat) / (g.lat0 - g.lat1)) * g.height;
   ctx.font = "12px system-ui, sans-serif";
@@ -161,15 +166,8 @@ function drawOverlay() {
 function drawLegend() {
   const v = variableOf(state.key);
   const [lo, hi] = v.scale;
-  const canvas = $("legend-axis");
   const W = 420;
-  const H = 40;
-  canvas.width = W * devicePixelRatio;
-  canvas.height = H * devicePixelRatio;
-  canvas.style.width = `${W}px`;
-  canvas.style.height = `${H}px`;
-  const ctx = canvas.getContext("2d");
-  ctx.scale(devicePixelRatio, devicePixelRatio);
+  const ctx = sizeCanvas($("legend-axis"), W, 40);
   const table = COLORMAPS[v.colormap];
   const barX = 10;
   const barW = W - 20;
@@ -259,15 +257,14 @@ function showBytes() {
 async function memoryCopy(key, form) {
   const id = `${key}/${form}/memory`;
   if (!opened.has(id)) {
+    // Every key of the array (zarr.json and each chunk) from the store it was opened over.
     const arr = await openForm(key, form);
-    const store = new Map();
-    const base = new URL(variableOf(key).forms[form].path, DATA).href.replace(/\/$/, "");
-    store.set("/zarr.json", new Uint8Array(await (await fetch(`${base}/zarr.json`)).arrayBuffer()));
     const grid = arr.shape.map((n, d) => Math.ceil(n / arr.chunks[d]));
-    const keys = grid.reduce((acc, n) => acc.flatMap((p) => Array.from({ length: n }, (_, c) => [...p, c])), [[]]);
-    await Promise.all(keys.map(async (c) => {
-      const response = await fetch(`${base}/c/${c.join("/")}`);
-      if (response.ok) store.set(`/c/${c.join("/")}`, new Uint8Array(await response.arrayBuffer()));
+    const chunks = grid.reduce((acc, n) => acc.flatMap((p) => Array.from({ length: n }, (_, c) => [...p, c])), [[]]);
+    const store = new Map();
+    await Promise.all(["/zarr.json", ...chunks.map((c) => `/c/${c.join("/")}`)].map(async (k) => {
+      const bytes = await arr.store.get(k);
+      if (bytes) store.set(k, bytes);
     }));
     opened.set(id, store);
   }

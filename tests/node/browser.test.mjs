@@ -54,23 +54,33 @@ after(async () => {
 
 const requested = [];
 
-async function readInPage(url) {
+/**
+ * Opens `url` in a new page after `listen(page)` has attached its listeners, waits for the
+ * page's `__result` (or `__error`, which fails the test) and closes it; the result.
+ */
+async function runPage(url, listen, timeout) {
   const page = await browser.newPage();
-  page.on("request", (r) => requested.push(new URL(r.url()).pathname));
-  page.on("response", (r) => r.status() === 404 && notFound.add(new URL(r.url()).pathname));
-  // Chromium logs every 404 as a console error; which URLs those were is checked separately.
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 404")) {
-      consoleErrors.push(m.text());
-    }
-  });
+  listen(page);
   page.on("pageerror", (e) => consoleErrors.push(String(e)));
   await page.goto(url);
-  await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.__result || window.__error, null, { timeout });
   const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
   await page.close();
   assert.equal(error, undefined);
   return result;
+}
+
+function readInPage(url) {
+  return runPage(url, (page) => {
+    page.on("request", (r) => requested.push(new URL(r.url()).pathname));
+    page.on("response", (r) => r.status() === 404 && notFound.add(new URL(r.url()).pathname));
+    // Chromium logs every 404 as a console error; which URLs those were is checked separately.
+    page.on("console", (m) => {
+      if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 404")) {
+        consoleErrors.push(m.text());
+      }
+    });
+  }, 30000);
 }
 
 function checkAgainstReference(result) {
@@ -127,20 +137,15 @@ const zfpRequests = () => requested.filter((p) => p.includes("zarr_wasm_codecs_z
  * for, and the largest script it downloaded (bytes).
  */
 async function readZfpInPage(url) {
-  const page = await browser.newPage();
   const wasm = [];
   let largestScript = 0;
-  page.on("response", async (r) => {
-    const path = new URL(r.url()).pathname;
-    if (path.endsWith(".wasm")) wasm.push({ path, status: r.status() });
-    if (r.status() === 200 && /\.m?js$/.test(path)) largestScript = Math.max(largestScript, (await r.body()).length);
-  });
-  page.on("pageerror", (e) => consoleErrors.push(String(e)));
-  await page.goto(url);
-  await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 60000 });
-  const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
-  await page.close();
-  assert.equal(error, undefined);
+  const result = await runPage(url, (page) => {
+    page.on("response", async (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.endsWith(".wasm")) wasm.push({ path, status: r.status() });
+      if (r.status() === 200 && /\.m?js$/.test(path)) largestScript = Math.max(largestScript, (await r.body()).length);
+    });
+  }, 60000);
   assert.deepEqual(result.wrong, []);
   assert.equal(result.read, result.total, "float16 too (Chromium has Float16Array)");
   return { wasm, largestScript };

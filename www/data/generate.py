@@ -153,16 +153,19 @@ def stored_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and p.name != "zarr.json")
 
 
-def write_zfp(path: Path, original: Path, values: np.ndarray, chunks) -> None:
-    """The original float32 array with the zfp codec (reversible), chunks by zfpy."""
+def write_zfp(path: Path, original: Path, values: np.ndarray, chunks) -> np.ndarray:
+    """The original float32 array with the zfp codec (reversible), chunks by zfpy; the array
+    as zfpy decodes the stored chunks."""
     meta = json.loads((original / "zarr.json").read_text())
     meta["codecs"] = [{"name": "zfp", "configuration": {"mode": "reversible"}}]
     meta["chunk_grid"]["configuration"]["chunk_shape"] = list(chunks)
     path.mkdir(parents=True)
     (path / "zarr.json").write_text(json.dumps(meta, indent=2))
+    decoded = np.empty_like(values)
     grid = [range(0, n, c) for n, c in zip(values.shape, chunks)]
     for starts in np.array(np.meshgrid(*grid, indexing="ij")).reshape(len(chunks), -1).T:
-        block = values[tuple(slice(s, s + c) for s, c in zip(starts, chunks))]
+        where = tuple(slice(s, s + c) for s, c in zip(starts, chunks))
+        block = values[where]
         assert block.shape == tuple(chunks), "the demo's chunk shapes divide its arrays"
         block = np.ascontiguousarray(block)
         stream = zfpy.compress_numpy(block, write_header=False)
@@ -171,6 +174,8 @@ def write_zfp(path: Path, original: Path, values: np.ndarray, chunks) -> None:
         key = path / "c" / "/".join(str(s // c) for s, c in zip(starts, chunks))
         key.parent.mkdir(parents=True, exist_ok=True)
         key.write_bytes(stream)
+        decoded[where] = back
+    return decoded
 
 
 def per_time(values: np.ndarray, has_time: bool) -> list[dict]:
@@ -239,28 +244,14 @@ def variable(d: dict, name: str) -> tuple[dict, dict]:
     plan = plan_uint8(float(finite.min()), float(finite.max()))
     path = vdir / "uint8.zarr"
     codecs = plan["codecs"]
-    u8 = zarr.create_array(
-        store=str(path), shape=values.shape, chunks=d["chunks"], dtype=plan["data_type"],
-        fill_value=np.nan, filters=codecs[:-1], serializer=codecs[-1], compressors=None,
-        attributes={**plan["attributes"], "units": da.attrs.get("units", "")}, zarr_format=3,
-    )
-    u8[...] = values.astype(np.float64)
+    assert plan["data_type"] == "float64" and plan["fill_value"] == "NaN"
+    create(path, values.astype(np.float64), d["chunks"], filters=codecs[:-1], serializer=codecs[-1],
+           attributes={**plan["attributes"], "units": da.attrs.get("units", "")})
     refs["uint8"] = zarr.open_array(str(path), mode="r")[...]
 
     # zfp, reversible, of the original float32 values
     path = vdir / "zfp.zarr"
-    write_zfp(path, vdir / "original.zarr", values, d["zfp_chunks"])
-    back = np.empty_like(values)
-    chunk_files = sorted((path / "c").rglob("*"))
-    # Decode the whole array again from the stored chunks.
-    chunks = d["zfp_chunks"]
-    for f in chunk_files:
-        if not f.is_file():
-            continue
-        idx = [int(p) for p in f.relative_to(path / "c").parts]
-        block = zfpy._decompress(f.read_bytes(), zfpy.type_float, list(chunks))
-        back[tuple(slice(i * c, (i + 1) * c) for i, c in zip(idx, chunks))] = block
-    refs["zfp"] = back.astype(np.float64)
+    refs["zfp"] = write_zfp(path, vdir / "original.zarr", values, d["zfp_chunks"]).astype(np.float64)
 
     n = int(values.size)
     for form in FORMS:
