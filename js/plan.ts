@@ -1,5 +1,5 @@
 // Packing plans (target type, scale, offset, sentinels) and writing float data packed with one
-// call. The rules live in Rust (src/plan.rs); this file passes data and options across.
+// call. The rules live in Rust (src/plan/); this file passes data and options across.
 import * as zarr from "zarrita";
 import { loadPacking } from "./load.js";
 import { codedError } from "./errors.js";

@@ -1,6 +1,6 @@
-// Builds the npm package into dist/: three wasm modules from the Rust crate (the core codecs;
-// zfp, and packing (the planner and decoded reads), each on its own so that readers of packed
-// integers never load them), wasm-bindgen's glue for each, each module inlined as base64 (one ESM file each, which works in Node, browsers and
+// Builds the npm package into dist/: three wasm modules, one per crate under crates/ (the core
+// codecs; zfp, and packing (the planner and decoded reads), each on its own so that readers of
+// packed integers never load them), wasm-bindgen's glue for each, each module inlined as base64 (one ESM file each, which works in Node, browsers and
 // bundlers with no path to configure), then the TypeScript adapter.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,19 +19,19 @@ mkdirSync(glue, { recursive: true });
 // which LLVM uses in zfp-rs's block loops. Each module ships as a .wasm file (`file`), which
 // js/load.ts loads beside the glue where it can, and as a base64 copy in an ES module.
 const modules = [
-  { name: "zarr_wasm_codecs", features: ["--no-default-features"], targetDir: "target", profile: "release", worker: "core", file: true },
+  { name: "zarr_wasm_codecs", crate: "zarr-wasm-codecs-core", targetDir: "target", profile: "release", worker: "core", file: true },
   {
-    name: "zarr_wasm_codecs_zfp", features: ["--features", "zfp-module"], targetDir: "target/zfp-module",
+    name: "zarr_wasm_codecs_zfp", crate: "zarr-wasm-codecs-zfp", targetDir: "target/zfp-module",
     profile: "release-zfp", rustflags: "-C target-feature=+simd128", file: true,
   },
-  { name: "zarr_wasm_codecs_packing", features: ["--no-default-features", "--features", "packing-module"], targetDir: "target/packing-module", profile: "release", worker: "packing", file: true },
+  { name: "zarr_wasm_codecs_packing", crate: "zarr-wasm-codecs-packing", targetDir: "target", profile: "release", worker: "packing", file: true },
 ];
 const report = {};
 const workerGlue = {};
 for (const m of modules) {
-  run("cargo", ["build", "--lib", "--profile", m.profile, "--target", "wasm32-unknown-unknown", ...m.features, "--target-dir", m.targetDir],
+  run("cargo", ["build", "--lib", "-p", m.crate, "--profile", m.profile, "--target", "wasm32-unknown-unknown", "--target-dir", m.targetDir],
     m.rustflags ? { RUSTFLAGS: m.rustflags } : {});
-  const built = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/zarr_wasm_codecs.wasm`);
+  const built = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/${m.crate.replaceAll("-", "_")}.wasm`);
   run("wasm-bindgen", [
     "--target", "web", "--weak-refs", "--omit-default-module-path",
     "--remove-name-section", "--remove-producers-section",

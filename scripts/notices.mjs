@@ -1,5 +1,5 @@
 // Writes THIRD-PARTY-NOTICES.md: the Rust crates compiled into the package's wasm modules
-// (cargo tree of the three module builds, runtime dependencies only, no proc macros), each with
+// (cargo tree of the three module crates, runtime dependencies only, no proc macros), each with
 // its version, license, authors and repository from `cargo metadata`, and the license texts
 // the crate ships (LICENSE-MIT, LICENSE, ...). `--check` compares instead of writing, and
 // fails when the file is not what the crates now say.
@@ -10,14 +10,15 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const cargo = (args) => execFileSync("cargo", args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-const BUILDS = [["--no-default-features"], ["--features", "zfp-module"], ["--no-default-features", "--features", "packing-module"]];
+// One cargo tree per wasm module crate (crates/core, crates/zfp, crates/packing).
+const BUILDS = [["-p", "zarr-wasm-codecs-core"], ["-p", "zarr-wasm-codecs-zfp"], ["-p", "zarr-wasm-codecs-packing"]];
 
 const crates = new Set();
 for (const features of BUILDS) {
   const tree = cargo(["tree", "--target", "wasm32-unknown-unknown", "-e", "normal,no-proc-macro", "--prefix", "none", ...features]);
   for (const line of tree.split("\n")) {
     const [name, version] = line.split(" ");
-    if (name && version && name !== "zarr-wasm-codecs") crates.add(`${name} ${version.slice(1)}`);
+    if (name && version && !name.startsWith("zarr-wasm-codecs")) crates.add(`${name} ${version.slice(1)}`);
   }
 }
 const metadata = JSON.parse(cargo(["metadata", "--format-version", "1", "--filter-platform", "wasm32-unknown-unknown"]));

@@ -8,22 +8,27 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "cargo fmt, clippy"
 cargo fmt --all -- --check
-cargo clippy --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
+# The library as wasm (its fixture tests run there too), then the three wasm modules the package
+# ships, each with the library features it builds with.
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-# The three wasm modules the package ships: the core (no zfp), zfp, and packing.
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --features zfp-module -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features packing-module -- -D warnings
+for module in core zfp packing; do
+  cargo clippy --target wasm32-unknown-unknown -p "zarr-wasm-codecs-$module" --all-targets -- -D warnings
+done
 
 step "cargo test (native)"
-cargo test
+cargo test --workspace
 
+# The library's fixture tests (reference, zfp) as wasm, then the core module's boundary.
 step "wasm-bindgen-test in Node"
 wasm-pack test --node
+wasm-pack test --node crates/core
 
 step "wasm-bindgen-test in headless Chromium"
-CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" WASM_BINDGEN_USE_BROWSER=1 \
-  wasm-pack test --headless --chrome
+for dir in . crates/core; do
+  CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" WASM_BINDGEN_USE_BROWSER=1 \
+    wasm-pack test --headless --chrome "$dir"
+done
 
 step "npm package build (TypeScript strict)"
 npm run build

@@ -5,8 +5,8 @@ use half::f16;
 
 use crate::decimal::{json_f64, parse_f64};
 use crate::error::{int_text, quoted, Error, Result};
-use crate::float::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
 use crate::json::Value;
+use crate::widths::{f16_to_f64, f32_to_f64, f64_to_f16, f64_to_f32};
 
 /// A real zarr v3 data type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -177,7 +177,7 @@ pub(crate) fn quoted(s: &str) -> String {
 }
 
 /// `items` separated by `sep`.
-pub(crate) fn join(items: &[&str], sep: &str) -> String {
+pub fn join(items: &[&str], sep: &str) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
         if i > 0 {

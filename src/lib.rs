@@ -1,8 +1,9 @@
 //! Exact zarr v3 `scale_offset` and `cast_value` codecs, zarr v3 numeric data types and their
 //! JSON scalars, for JavaScript zarr clients through WebAssembly.
 //!
-//! All semantics live here and are tested natively; `wasm.rs` only moves chunks across the
-//! JavaScript boundary.
+//! All semantics live here and are tested natively, with no JavaScript in sight; the wasm
+//! modules are thin crates under `crates/` (core, zfp, packing) that only move metadata and
+//! chunks across the JavaScript boundary.
 //!
 //! - [`dtype`]: data types, scalars and their JSON (fill values, "NaN", "Infinity", hex bits).
 //! - [`array`]: a chunk's typed values.
@@ -21,10 +22,8 @@ pub mod fuzzing;
 pub mod json;
 pub mod layout;
 pub mod missing;
-#[cfg(feature = "plan")]
 pub mod plan;
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;
+pub mod widths;
 
 pub use array::ArrayData;
 pub use codec::Chain;

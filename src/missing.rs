@@ -172,8 +172,8 @@ impl MaskAndScale {
             // 64-bit integers round to the nearest float64, as numpy converts them.
             ArrayData::Int64(v) => all(v, out, |x| self.finish(rounded_to(working, x as f64))),
             ArrayData::UInt64(v) => all(v, out, |x| self.finish(rounded_to(working, x as f64))),
-            ArrayData::Float16(v) => all(v, out, |x| self.finish(float::f16_to_f64(x))),
-            ArrayData::Float32(v) => all(v, out, |x| self.finish(float::f32_to_f64(x))),
+            ArrayData::Float16(v) => all(v, out, |x| self.finish(crate::widths::f16_to_f64(x))),
+            ArrayData::Float32(v) => all(v, out, |x| self.finish(crate::widths::f32_to_f64(x))),
             ArrayData::Float64(v) => all(v, out, |x| self.finish(x)),
         }
         Ok(())
@@ -314,8 +314,8 @@ fn in_working_type(s: Scalar, working: DataType) -> Option<f64> {
 /// `v` rounded to the working float type, as f64.
 fn rounded_to(working: DataType, v: f64) -> f64 {
     match working {
-        DataType::Float32 => f64::from(float::f64_to_f32(v)),
-        DataType::Float16 => float::f16_to_f64(float::f64_to_f16(v)),
+        DataType::Float32 => f64::from(crate::widths::f64_to_f32(v)),
+        DataType::Float16 => crate::widths::f16_to_f64(crate::widths::f64_to_f16(v)),
         _ => v,
     }
 }

@@ -100,3 +100,32 @@ pub(crate) fn check_byte_length(actual: usize, len: usize, dtype: DataType) -> R
     }
     Ok(())
 }
+
+/// Reads one integer from its stored bytes.
+pub(crate) trait ReadInt: Sized {
+    fn read(bytes: &[u8], endian: Endian) -> Self;
+}
+
+macro_rules! impl_read_int {
+    ($($T:ty),*) => {$(
+        impl ReadInt for $T {
+            #[inline(always)]
+            fn read(bytes: &[u8], endian: Endian) -> Self {
+                let mut b = [0u8; std::mem::size_of::<$T>()];
+                b.copy_from_slice(bytes);
+                match endian {
+                    Endian::Little => <$T>::from_le_bytes(b),
+                    Endian::Big => <$T>::from_be_bytes(b),
+                }
+            }
+        }
+    )*};
+}
+impl_read_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+/// Stored integers of type `I`, widened to `W`, one per slot of `out`.
+pub(crate) fn widen<I: ReadInt + Into<W>, W>(bytes: &[u8], endian: Endian, out: &mut [W]) {
+    for (c, slot) in bytes.chunks_exact(std::mem::size_of::<I>()).zip(out) {
+        *slot = I::read(c, endian).into();
+    }
+}

@@ -11,8 +11,8 @@ use zarr_cast_value::{
 
 pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 
+use super::bytes::widen;
 use super::bytes::Endian;
-use super::fused::widen;
 use crate::array::{ArrayData, Element};
 use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
@@ -480,12 +480,12 @@ fn widen_floats(data: &ArrayData) -> Vec<f64> {
     match data {
         ArrayData::Float32(v) => {
             for &x in v {
-                out.push(crate::float::f32_to_f64(x));
+                out.push(crate::widths::f32_to_f64(x));
             }
         }
         ArrayData::Float16(v) => {
             for &x in v {
-                out.push(crate::float::f16_to_f64(x));
+                out.push(crate::widths::f16_to_f64(x));
             }
         }
         _ => {}
@@ -512,7 +512,7 @@ fn widen_ints(data: &ArrayData) -> Vec<i64> {
 
 /// float64 -> float16. The engine's steps (scalar_map, nearest value, directed adjustment,
 /// overflow), with the nearest value computed as the reference's platform computes it: through
-/// float32 (see [`crate::float::f64_to_f16`]). The engine takes its nearest value from `half`,
+/// float32 (see [`crate::widths::f64_to_f16`]). The engine takes its nearest value from `half`,
 /// whose f64 conversion differs between x86 and wasm, so this pair cannot be left to it.
 fn f64_to_f16(src: &[f64], s: Settings<'_>) -> Result<ArrayData, CastError> {
     let entries = s.entries::<f64, f16>();
@@ -553,7 +553,7 @@ fn f64_to_f16_element(
             hi: f16::MAX.to_f64(),
         }),
     };
-    let nearest = crate::float::f64_to_f16(x);
+    let nearest = crate::widths::f64_to_f16(x);
     let nearest_f64 = nearest.to_f64();
     if rounding == RoundingMode::NearestEven || x == nearest_f64 {
         if nearest.is_infinite() && x.is_finite() {

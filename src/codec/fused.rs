@@ -7,7 +7,7 @@
 
 use zarr_cast_value::{convert_slice_int_to_float, CastError, IntToFloatConfig};
 
-use super::bytes::{check_byte_length, Bytes, Endian};
+use super::bytes::{check_byte_length, widen, Bytes, Endian};
 use super::cast_value::{cast_error, widen_keys, IntSource, Settings};
 use super::scale_offset::decode_float;
 use super::ArrayCodec;
@@ -293,12 +293,6 @@ const BLOCK: usize = 256;
 /// Reads stored integers into a block of their widened values.
 type Widen<W> = fn(&[u8], Endian, &mut [W]);
 
-pub(crate) fn widen<I: ReadInt + Into<W>, W>(bytes: &[u8], endian: Endian, out: &mut [W]) {
-    for (c, slot) in bytes.chunks_exact(std::mem::size_of::<I>()).zip(out) {
-        *slot = I::read(c, endian).into();
-    }
-}
-
 /// `table[b]` for every byte `b`, into `out` (one slot each), reading the bytes eight at a
 /// time as one word (in wasm about 30% faster than a byte at a time).
 fn lookup<F: Copy + Default>(table: &[F], bytes: &[u8], out: &mut [F]) {
@@ -328,25 +322,3 @@ fn lookup<F: Copy + Default>(table: &[F], bytes: &[u8], out: &mut [F]) {
         *o = table[usize::from(b)];
     }
 }
-
-/// Reads one integer from its stored bytes.
-pub(crate) trait ReadInt: Sized {
-    fn read(bytes: &[u8], endian: Endian) -> Self;
-}
-
-macro_rules! impl_read_int {
-    ($($T:ty),*) => {$(
-        impl ReadInt for $T {
-            #[inline(always)]
-            fn read(bytes: &[u8], endian: Endian) -> Self {
-                let mut b = [0u8; std::mem::size_of::<$T>()];
-                b.copy_from_slice(bytes);
-                match endian {
-                    Endian::Little => <$T>::from_le_bytes(b),
-                    Endian::Big => <$T>::from_be_bytes(b),
-                }
-            }
-        }
-    )*};
-}
-impl_read_int!(i8, i16, i32, i64, u8, u16, u32, u64);

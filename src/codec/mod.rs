@@ -6,6 +6,7 @@
 pub mod bytes;
 pub mod cast_value;
 mod fused;
+pub mod pipeline;
 pub mod region;
 pub mod scale_offset;
 #[cfg(feature = "zfp")]

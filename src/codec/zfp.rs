@@ -17,7 +17,7 @@ use zfp_rs::{
 use crate::array::{ArrayData, Element};
 use crate::dtype::DataType;
 use crate::error::{join, quoted, shape_text, Error, Result};
-use crate::float::{f16_to_f32, f32_to_f16};
+use crate::widths::{f16_to_f32, f32_to_f16};
 
 const CODEC: &str = "zfp";
 

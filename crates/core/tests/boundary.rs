@@ -5,7 +5,7 @@
 use js_sys::{Float64Array, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test as test;
-use zarr_wasm_codecs::wasm::{ArrayToArrayCodec, CodecChain};
+use zarr_wasm_codecs_core::{ArrayToArrayCodec, CodecChain};
 
 /// The spec's "typical combined usage" example.
 const DESIGN: &str = r#"{

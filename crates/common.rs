@@ -1,0 +1,119 @@
+//! What the three wasm modules' boundaries share (each crate includes this file): the start
+//! hook, errors as JavaScript `Error`s with a stable `code`, metadata JSON text, typed arrays in
+//! and out, and opening an array's zarr.json for a reader. Nothing here panics on input, so an
+//! instance keeps working after any error.
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use zarr_wasm_codecs::array::ArrayData;
+use zarr_wasm_codecs::dtype::DataType;
+use zarr_wasm_codecs::error::{join, Error};
+use zarr_wasm_codecs::json::Value;
+use zarr_wasm_codecs::layout::ChunkReader;
+
+#[wasm_bindgen(start)]
+fn start() {
+    std::panic::set_hook(Box::new(console_error_panic_hook::hook));
+}
+
+pub(crate) fn js_error(e: Error) -> JsValue {
+    let err = js_sys::Error::new(&e.to_string());
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = Reflect::set(&err, &"code".into(), &e.code().into());
+    err.into()
+}
+
+pub(crate) fn parse_json(text: &str, what: &str) -> Result<Value, JsValue> {
+    zarr_wasm_codecs::json::parse(text).map_err(|e| {
+        js_error(Error::InvalidMetadata {
+            message: format!("{what} is not valid JSON: {e}"),
+        })
+    })
+}
+
+/// The element bytes of any typed array (a copy into wasm memory).
+pub(crate) fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<Vec<u8>, JsValue> {
+    let ctor = Reflect::get(value, &"constructor".into())
+        .ok()
+        .and_then(|c| Reflect::get(&c, &"name".into()).ok())
+        .and_then(|n| n.as_string())
+        .unwrap_or_default();
+    let accepted: &[&str] = match expected {
+        DataType::Int8 => &["Int8Array"],
+        DataType::Int16 => &["Int16Array"],
+        DataType::Int32 => &["Int32Array"],
+        DataType::Int64 => &["BigInt64Array"],
+        DataType::UInt8 => &["Uint8Array", "Uint8ClampedArray"],
+        DataType::UInt16 => &["Uint16Array"],
+        DataType::UInt32 => &["Uint32Array"],
+        DataType::UInt64 => &["BigUint64Array"],
+        DataType::Float16 => &["Float16Array", "Uint16Array"],
+        DataType::Float32 => &["Float32Array"],
+        DataType::Float64 => &["Float64Array"],
+    };
+    if !accepted.contains(&ctor.as_str()) {
+        return Err(js_error(Error::WrongArrayType {
+            expected: format!("{expected} ({})", join(accepted, " or ")),
+            actual: if ctor.is_empty() {
+                "non-typed-array".into()
+            } else {
+                ctor
+            },
+        }));
+    }
+    let field = |name: &str| Reflect::get(value, &name.into()).ok();
+    let buffer = field("buffer").unwrap_or(JsValue::UNDEFINED);
+    let offset = field("byteOffset").and_then(|v| v.as_f64()).unwrap_or(0.0) as u32;
+    let length = field("byteLength").and_then(|v| v.as_f64()).unwrap_or(0.0) as u32;
+    Ok(Uint8Array::new_with_byte_offset_and_length(&buffer, offset, length).to_vec())
+}
+
+/// A typed array holding `data` (a copy out of wasm memory). float16 becomes a Float16Array
+/// where the engine has one, else a Uint16Array of the bits.
+pub(crate) fn to_typed_array(data: &ArrayData) -> JsValue {
+    match data {
+        ArrayData::Int8(v) => js_sys::Int8Array::from(v.as_slice()).into(),
+        ArrayData::Int16(v) => js_sys::Int16Array::from(v.as_slice()).into(),
+        ArrayData::Int32(v) => js_sys::Int32Array::from(v.as_slice()).into(),
+        ArrayData::Int64(v) => js_sys::BigInt64Array::from(v.as_slice()).into(),
+        ArrayData::UInt8(v) => js_sys::Uint8Array::from(v.as_slice()).into(),
+        ArrayData::UInt16(v) => js_sys::Uint16Array::from(v.as_slice()).into(),
+        ArrayData::UInt32(v) => js_sys::Uint32Array::from(v.as_slice()).into(),
+        ArrayData::UInt64(v) => js_sys::BigUint64Array::from(v.as_slice()).into(),
+        ArrayData::Float16(v) => {
+            let bits: Vec<u16> = v.iter().map(|x| x.to_bits()).collect();
+            let array = js_sys::Uint16Array::from(bits.as_slice());
+            let ctor = Reflect::get(&js_sys::global(), &"Float16Array".into())
+                .ok()
+                .and_then(|c| c.dyn_into::<js_sys::Function>().ok());
+            match ctor {
+                Some(ctor) => Reflect::construct(&ctor, &js_sys::Array::of1(&array.buffer()))
+                    .unwrap_or_else(|_| array.into()),
+                None => array.into(),
+            }
+        }
+        ArrayData::Float32(v) => js_sys::Float32Array::from(v.as_slice()).into(),
+        ArrayData::Float64(v) => js_sys::Float64Array::from(v.as_slice()).into(),
+    }
+}
+
+/// An array's zarr.json read exactly: its chunk reader, or why this path does not run it.
+pub(crate) fn open_reader(
+    zarr_json: &str,
+) -> Result<(Value, Result<ChunkReader, String>), JsValue> {
+    let meta = parse_json(zarr_json, "zarr.json")?;
+    let opened = zarr_wasm_codecs::layout::open(&meta).map_err(js_error)?;
+    let reader = match opened {
+        zarr_wasm_codecs::layout::Opened::Layout(layout) => Ok(ChunkReader::new(*layout)),
+        zarr_wasm_codecs::layout::Opened::Unsupported(reason) => Err(reason),
+    };
+    Ok((meta, reader))
+}
+
+pub(crate) fn unsupported(reason: &str) -> JsValue {
+    js_error(Error::InvalidMetadata {
+        message: format!("this array is read through zarrita ({reason})"),
+    })
+}

@@ -1,0 +1,294 @@
+//! The core wasm module: scale_offset and cast_value for zarrita's codec pipeline, whole codec
+//! chains, and the package's own read and write path (`ArrayReader`). Codecs are built once
+//! from their metadata; chunks then cross the boundary as typed arrays.
+
+use js_sys::Reflect;
+use wasm_bindgen::prelude::*;
+
+use zarr_wasm_codecs::array::ArrayData;
+use zarr_wasm_codecs::codec::pipeline::{DecodeMode, PipelineCodec};
+use zarr_wasm_codecs::codec::Chain;
+use zarr_wasm_codecs::dtype::{DataType, Scalar};
+use zarr_wasm_codecs::error::Error;
+use zarr_wasm_codecs::layout::ChunkReader;
+
+#[path = "../../common.rs"]
+#[allow(dead_code)]
+mod common;
+use common::{js_error, open_reader, parse_json, to_typed_array, typed_array_bytes, unsupported};
+
+/// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
+fn scalar_to_js(s: Scalar) -> JsValue {
+    match s {
+        Scalar::Int64(v) => JsValue::from(v),
+        Scalar::UInt64(v) => JsValue::from(v),
+        other => match other.as_i128() {
+            Some(i) => JsValue::from(i as f64),
+            None => JsValue::from(other.as_f64().unwrap_or(f64::NAN)),
+        },
+    }
+}
+
+/// One array -> array codec of an array's codec list, for zarrita's pipeline (see
+/// `zarr_wasm_codecs::codec::pipeline` for when a pair decodes in one pass).
+#[wasm_bindgen]
+pub struct ArrayToArrayCodec {
+    inner: PipelineCodec,
+    /// Elements in a chunk (the chunk shape's product).
+    len: usize,
+}
+
+#[wasm_bindgen]
+impl ArrayToArrayCodec {
+    /// `codecs_json`: the array's (or shard's) codec list; `index`: this codec's place in it;
+    /// `data_type`/`fill_value_json`: what the previous codecs hand it on the encode path.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        codecs_json: &str,
+        index: usize,
+        data_type: &str,
+        fill_value_json: &str,
+        chunk_len: usize,
+    ) -> Result<ArrayToArrayCodec, JsValue> {
+        let codecs = parse_json(codecs_json, "codecs")?;
+        let list = codecs.as_array().cloned().unwrap_or_default();
+        let input = DataType::from_name(data_type).map_err(js_error)?;
+        let fill = parse_json(fill_value_json, "fill value")?;
+        let inner = PipelineCodec::new(&list, index, input, &fill).map_err(js_error)?;
+        Ok(Self {
+            inner,
+            len: chunk_len,
+        })
+    }
+
+    /// The data type this codec's encode produces.
+    #[wasm_bindgen(getter, js_name = encodedDataType)]
+    pub fn encoded_data_type(&self) -> String {
+        self.inner.codec.encoded_type().name().to_string()
+    }
+
+    /// The fill value after this codec, as zarrita holds scalars (number or bigint).
+    #[wasm_bindgen(getter, js_name = encodedFillValue)]
+    pub fn encoded_fill_value(&self) -> JsValue {
+        scalar_to_js(self.inner.encoded_fill)
+    }
+
+    /// Whether decode is done by the next codec in one pass (this one passes chunks through).
+    #[wasm_bindgen(getter, js_name = decodePassesThrough)]
+    pub fn decode_passes_through(&self) -> bool {
+        matches!(self.inner.decode, DecodeMode::PassThrough)
+    }
+
+    /// Encodes a typed array of the input type; returns a typed array of the encoded type.
+    pub fn encode(&self, data: &JsValue) -> Result<JsValue, JsValue> {
+        let bytes = self.chunk_bytes(data, self.inner.input)?;
+        let values = ArrayData::from_le_bytes(self.inner.input, &bytes).map_err(js_error)?;
+        let out = self.inner.codec.encode(&values).map_err(js_error)?;
+        Ok(to_typed_array(&out))
+    }
+
+    /// Decodes a typed array of the encoded type back to the input type.
+    pub fn decode(&self, data: &JsValue) -> Result<JsValue, JsValue> {
+        let encoded = self.inner.codec.encoded_type();
+        if let DecodeMode::PassThrough = self.inner.decode {
+            // The fused decode after this codec has produced the chunk: only its length is
+            // checked, without copying it into wasm memory.
+            let len = Reflect::get(data, &"length".into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(-1.0);
+            self.check_len(len as usize)?;
+            return Ok(data.clone());
+        }
+        let bytes = self.chunk_bytes(data, encoded)?;
+        match &self.inner.decode {
+            DecodeMode::PassThrough => Ok(data.clone()),
+            DecodeMode::Fused(fused) => {
+                let out = fused.decode(&bytes, self.len).map_err(js_error)?;
+                Ok(to_typed_array(&out))
+            }
+            DecodeMode::Codec => {
+                let values = ArrayData::from_le_bytes(encoded, &bytes).map_err(js_error)?;
+                let out = self.inner.codec.decode(&values).map_err(js_error)?;
+                Ok(to_typed_array(&out))
+            }
+        }
+    }
+
+    /// A chunk's element bytes, refusing a chunk whose length is not the chunk shape's.
+    fn chunk_bytes(&self, data: &JsValue, dtype: DataType) -> Result<Vec<u8>, JsValue> {
+        let bytes = typed_array_bytes(data, dtype)?;
+        self.check_len(bytes.len() / dtype.size())?;
+        Ok(bytes)
+    }
+
+    fn check_len(&self, actual: usize) -> Result<(), JsValue> {
+        if actual != self.len {
+            return Err(js_error(Error::ChunkLength {
+                what: "elements",
+                expected: self.len,
+                actual,
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// A whole codec chain (array -> array codecs and bytes) over one chunk shape.
+#[wasm_bindgen]
+pub struct CodecChain {
+    chain: Chain,
+}
+
+#[wasm_bindgen]
+impl CodecChain {
+    /// `metadata_json`: `{"data_type", "fill_value", "codecs", "chunk_shape"}` or a zarr v3
+    /// array's zarr.json.
+    #[wasm_bindgen(constructor)]
+    pub fn new(metadata_json: &str) -> Result<CodecChain, JsValue> {
+        let meta = parse_json(metadata_json, "array metadata")?;
+        let chain = Chain::from_metadata(&meta).map_err(js_error)?;
+        Ok(Self { chain })
+    }
+
+    /// Stored chunk bytes -> a typed array of the array's values.
+    pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        let out = self.chain.decode(bytes).map_err(js_error)?;
+        Ok(to_typed_array(&out))
+    }
+
+    /// A typed array of the array's values -> stored chunk bytes. Nothing is returned unless
+    /// every element encodes.
+    pub fn encode(&self, values: &JsValue) -> Result<Vec<u8>, JsValue> {
+        let dtype = self.chain.data_type();
+        let bytes = typed_array_bytes(values, dtype)?;
+        let data = ArrayData::from_le_bytes(dtype, &bytes).map_err(js_error)?;
+        self.chain.encode(&data).map_err(js_error)
+    }
+
+    #[wasm_bindgen(getter, js_name = encodedFillValue)]
+    pub fn encoded_fill_value(&self) -> JsValue {
+        scalar_to_js(self.chain.encoded_fill_value())
+    }
+
+    #[wasm_bindgen(getter, js_name = fillValueRoundTrips)]
+    pub fn fill_value_round_trips(&self) -> bool {
+        self.chain.fill_value_round_trips()
+    }
+
+    #[wasm_bindgen(getter, js_name = codecsJson)]
+    pub fn codecs_json(&self) -> String {
+        self.chain.codecs_json().to_string()
+    }
+}
+
+/// The address in wasm memory of a chunk's first value, for a JavaScript view of it.
+fn data_address(data: &ArrayData) -> usize {
+    match data {
+        ArrayData::Int8(v) => v.as_ptr() as usize,
+        ArrayData::Int16(v) => v.as_ptr() as usize,
+        ArrayData::Int32(v) => v.as_ptr() as usize,
+        ArrayData::Int64(v) => v.as_ptr() as usize,
+        ArrayData::UInt8(v) => v.as_ptr() as usize,
+        ArrayData::UInt16(v) => v.as_ptr() as usize,
+        ArrayData::UInt32(v) => v.as_ptr() as usize,
+        ArrayData::UInt64(v) => v.as_ptr() as usize,
+        ArrayData::Float16(v) => v.as_ptr() as usize,
+        ArrayData::Float32(v) => v.as_ptr() as usize,
+        ArrayData::Float64(v) => v.as_ptr() as usize,
+    }
+}
+
+/// zarr.json with integers beyond 2^53 in the fill value and codec configurations as decimal
+/// strings, so that `JSON.parse` keeps them exact.
+#[wasm_bindgen(js_name = exactMetadataJson)]
+pub fn exact_metadata_json(zarr_json: &str) -> Result<String, JsValue> {
+    let meta = parse_json(zarr_json, "zarr.json")?;
+    Ok(zarr_wasm_codecs::layout::exact_for_javascript(&meta).to_string())
+}
+
+/// The package's read and write path for one array, built from its zarr.json text (so 64-bit
+/// integers in it are exact): decodes boxes of stored chunks a tile at a time into wasm
+/// memory, from where JavaScript places them into the output; encodes whole chunks.
+#[wasm_bindgen]
+pub struct ArrayReader {
+    reader: Result<ChunkReader, String>,
+}
+
+#[wasm_bindgen]
+impl ArrayReader {
+    #[wasm_bindgen(constructor)]
+    pub fn new(zarr_json: &str) -> Result<ArrayReader, JsValue> {
+        let (_, reader) = open_reader(zarr_json)?;
+        Ok(Self { reader })
+    }
+
+    /// Why this array is not read on this path (`undefined` when it is).
+    #[wasm_bindgen(getter)]
+    pub fn fallback(&self) -> Option<String> {
+        self.reader.as_ref().err().cloned()
+    }
+
+    fn inner(&mut self) -> Result<&mut ChunkReader, JsValue> {
+        self.reader.as_mut().map_err(|reason| unsupported(reason))
+    }
+
+    /// Shapes, chunk keys, bytes -> bytes codecs, shard index, fill bytes (JSON text).
+    #[wasm_bindgen(getter, js_name = layoutJson)]
+    pub fn layout_json(&mut self) -> Result<String, JsValue> {
+        Ok(self.inner()?.layout.to_json().to_string())
+    }
+
+    /// One stored (inner) chunk and the box of it to read; returns the box's size.
+    #[wasm_bindgen(js_name = setChunk)]
+    pub fn set_chunk(&mut self, stored: Vec<u8>, region: &[u32]) -> Result<usize, JsValue> {
+        self.inner()?.set_chunk(stored, region).map_err(js_error)
+    }
+
+    /// Whether a chunk's stored bytes are its values as they are (`bytes` alone, little
+    /// endian): a caller may then place them itself, after `checkChunk`.
+    #[wasm_bindgen(getter, js_name = storedAsValues)]
+    pub fn stored_as_values(&self) -> bool {
+        self.reader.as_ref().is_ok_and(|r| {
+            r.layout.chain.plain_endian() == Some(zarr_wasm_codecs::codec::bytes::Endian::Little)
+        })
+    }
+
+    /// Checks a stored chunk's byte length and a box of it as `setChunk` does (the same
+    /// errors), without taking the bytes; returns the box's size.
+    #[wasm_bindgen(js_name = checkChunk)]
+    pub fn check_chunk(&mut self, byte_length: usize, region: &[u32]) -> Result<usize, JsValue> {
+        self.inner()?
+            .check_chunk(byte_length, region)
+            .map_err(js_error)
+    }
+
+    /// Decodes the box's elements `from .. from + n`; returns their address in wasm memory.
+    #[wasm_bindgen(js_name = decodeTile)]
+    pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<usize, JsValue> {
+        let tile = self.inner()?.decode_tile(from, n).map_err(js_error)?;
+        Ok(data_address(tile))
+    }
+
+    /// A whole chunk's stored bytes (before bytes -> bytes codecs) -> a typed array.
+    #[wasm_bindgen(js_name = decodeChunk)]
+    pub fn decode_chunk(&mut self, stored: &[u8]) -> Result<JsValue, JsValue> {
+        let out = self
+            .inner()?
+            .layout
+            .chain
+            .decode(stored)
+            .map_err(js_error)?;
+        Ok(to_typed_array(&out))
+    }
+
+    /// A typed array of a whole chunk -> its stored bytes (before bytes -> bytes codecs).
+    /// Nothing is returned unless every element encodes.
+    #[wasm_bindgen(js_name = encodeChunk)]
+    pub fn encode_chunk(&mut self, values: &JsValue) -> Result<Vec<u8>, JsValue> {
+        let chain = &self.inner()?.layout.chain;
+        let bytes = typed_array_bytes(values, chain.data_type())?;
+        let data = ArrayData::from_le_bytes(chain.data_type(), &bytes).map_err(js_error)?;
+        chain.encode(&data).map_err(js_error)
+    }
+}

@@ -1,0 +1,53 @@
+//! The zfp wasm module: the zfp array -> bytes codec on its own, so that readers of packed
+//! integers never download it.
+
+use wasm_bindgen::prelude::*;
+
+use zarr_wasm_codecs::array::ArrayData;
+use zarr_wasm_codecs::dtype::DataType;
+
+#[path = "../../common.rs"]
+#[allow(dead_code)]
+mod common;
+use common::{js_error, parse_json, to_typed_array, typed_array_bytes};
+
+/// The zfp array -> bytes codec, in its own wasm module, so that readers of packed integers
+/// never download it.
+#[wasm_bindgen]
+pub struct ZfpCodec {
+    zfp: zarr_wasm_codecs::codec::zfp::Zfp,
+    dtype: DataType,
+}
+
+#[wasm_bindgen]
+impl ZfpCodec {
+    /// `configuration_json`: the codec's configuration; `data_type`: what it receives;
+    /// `chunk_shape_json`: the (inner) chunk shape, C order.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        configuration_json: &str,
+        data_type: &str,
+        chunk_shape_json: &str,
+    ) -> Result<ZfpCodec, JsValue> {
+        let configuration = parse_json(configuration_json, "zfp configuration")?;
+        let shape = parse_json(chunk_shape_json, "chunk shape")?;
+        let shape = zarr_wasm_codecs::codec::parse_shape(&shape).map_err(js_error)?;
+        let dtype = DataType::from_name(data_type).map_err(js_error)?;
+        let zfp = zarr_wasm_codecs::codec::zfp::Zfp::new(Some(&configuration), dtype, &shape)
+            .map_err(js_error)?;
+        Ok(Self { zfp, dtype })
+    }
+
+    /// A typed array of the chunk's values -> a headerless zfp stream.
+    pub fn encode(&self, data: &JsValue) -> Result<Vec<u8>, JsValue> {
+        let bytes = typed_array_bytes(data, self.dtype)?;
+        let values = ArrayData::from_le_bytes(self.dtype, &bytes).map_err(js_error)?;
+        self.zfp.encode(&values).map_err(js_error)
+    }
+
+    /// A zfp stream -> a typed array of the chunk's values.
+    pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        let out = self.zfp.decode(bytes).map_err(js_error)?;
+        Ok(to_typed_array(&out))
+    }
+}
