@@ -100,9 +100,7 @@ pub(crate) fn to_typed_array(data: &ArrayData) -> JsValue {
 }
 
 /// An array's zarr.json read exactly: its chunk reader, or why this path does not run it.
-pub(crate) fn open_reader(
-    zarr_json: &str,
-) -> Result<(Value, Result<ChunkReader, String>), JsValue> {
+pub(crate) fn open_reader(zarr_json: &str) -> Result<(Value, Opened), JsValue> {
     let meta = parse_json(zarr_json, "zarr.json")?;
     let opened = zarr_wasm_codecs::layout::open(&meta).map_err(js_error)?;
     let reader = match opened {
@@ -116,4 +114,18 @@ pub(crate) fn unsupported(reason: &str) -> JsValue {
     js_error(Error::InvalidMetadata {
         message: format!("this array is read through zarrita ({reason})"),
     })
+}
+
+/// An array's reader, or why this path does not run the array (what `open_reader` gives).
+pub(crate) type Opened = Result<ChunkReader, String>;
+
+/// The reader, or the error that says the array is read through zarrita.
+pub(crate) fn reader_of(opened: &mut Opened) -> Result<&mut ChunkReader, JsValue> {
+    opened.as_mut().map_err(|reason| unsupported(reason))
+}
+
+/// The reader's layout as JSON text (shapes, chunk keys, bytes -> bytes codecs, shard index,
+/// fill bytes).
+pub(crate) fn layout_json(opened: &mut Opened) -> Result<String, JsValue> {
+    Ok(reader_of(opened)?.layout.to_json().to_string())
 }

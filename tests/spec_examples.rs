@@ -6,11 +6,44 @@ mod common;
 
 use common::{j, sj};
 use serde_json::{json, Value};
-use zarr_wasm_codecs::codec::{CastValue, ScaleOffset};
+use zarr_wasm_codecs::codec::config::{BytesConfig, CastValueConfig, ScaleOffsetConfig};
+use zarr_wasm_codecs::codec::{CastValue, Endian, OutOfRangeMode, RoundingMode, ScaleOffset};
 use zarr_wasm_codecs::{ArrayData, Chain, DataType, Scalar};
 
 fn chain(data_type: &str, fill: Value, codecs: Value, n: usize) -> zarr_wasm_codecs::Result<Chain> {
     Chain::new(&j(&json!(data_type)), &j(&fill), &j(&codecs), &[n])
+}
+
+#[test]
+fn the_specs_examples_read_as_typed_configurations() {
+    // scale_offset-cast_value.md's "typical combined usage", each configuration read alone.
+    let so = ScaleOffsetConfig::read(Some(&j(&json!({"offset": -10, "scale": 0.1}))))
+        .expect("scale_offset");
+    assert_eq!(so.offset, Some(j(&json!(-10))));
+    assert_eq!(so.scale, Some(j(&json!(0.1))));
+    assert_eq!(
+        ScaleOffsetConfig::read(None).expect("none"),
+        ScaleOffsetConfig::default()
+    );
+    let map = json!({"encode": [["NaN", 0]], "decode": [[0, "NaN"]]});
+    let cv = CastValueConfig::read(Some(&j(&json!({
+        "data_type": "uint8", "rounding": "nearest-even", "out_of_range": "clamp", "scalar_map": map
+    }))))
+    .expect("cast_value");
+    assert_eq!(cv.data_type, DataType::UInt8);
+    assert_eq!(cv.rounding, RoundingMode::NearestEven);
+    assert_eq!(cv.out_of_range, Some(OutOfRangeMode::Clamp));
+    let scalar_map = cv.scalar_map.expect("scalar_map");
+    assert_eq!(scalar_map.encode, vec![(j(&json!("NaN")), j(&json!(0)))]);
+    assert_eq!(scalar_map.decode, vec![(j(&json!(0)), j(&json!("NaN")))]);
+    assert_eq!(sj(&scalar_map.written), map);
+    let bytes = BytesConfig::read(Some(&j(&json!({"endian": "little"})))).expect("bytes");
+    assert_eq!(bytes.endian, Some(Endian::Little));
+    // Reading does not depend on the array: representability is checked when a codec binds
+    // the configuration to the array's type.
+    let big = ScaleOffsetConfig::read(Some(&j(&json!({"offset": 300})))).expect("read");
+    let err = ScaleOffset::from_config(big, DataType::Int8).expect_err("300 is not an int8");
+    assert_eq!(err.code(), "INVALID_CONFIG");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `bytes`: the array -> bytes codec that lays elements out in C order, little or big endian.
 
+use super::config::BytesConfig;
 use crate::json::{Map, Value};
 
 use crate::array::ArrayData;
@@ -26,18 +27,12 @@ impl Bytes {
     /// Reads the configuration (absent, or `{"endian": "little" | "big"}`) for elements of
     /// `dtype`. Single-byte types may leave the endian out; wider ones must give it.
     pub fn new(configuration: Option<&Value>, dtype: DataType) -> Result<Self> {
-        let config = super::config_object(CODEC, configuration, &["endian"])?;
-        let endian = match config.and_then(|c| c.get("endian")) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s == "little" => Some(Endian::Little),
-            Some(Value::String(s)) if s == "big" => Some(Endian::Big),
-            Some(other) => {
-                return Err(Error::config(
-                    CODEC,
-                    format!("endian must be \"little\" or \"big\", got {other}"),
-                ))
-            }
-        };
+        Self::from_config(BytesConfig::read(configuration)?, dtype)
+    }
+
+    /// Binds a configuration to elements of `dtype`.
+    pub fn from_config(config: BytesConfig, dtype: DataType) -> Result<Self> {
+        let endian = config.endian;
         if endian.is_none() && dtype.size() > 1 {
             return Err(Error::config(
                 CODEC,

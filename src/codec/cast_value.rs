@@ -1,6 +1,7 @@
 //! `cast_value`: value conversion between data types. The element conversions are the
-//! reference's own engine (`zarr-cast-value`); this module reads and validates the
-//! configuration, types the scalar_map, and dispatches each (source, target) pair to it.
+//! reference's own engine (`zarr-cast-value`); this module binds the configuration (read in
+//! `config.rs`) to the source type, types the scalar_map, and dispatches each (source, target)
+//! pair to the engine.
 
 use half::f16;
 use zarr_cast_value::{
@@ -13,10 +14,11 @@ pub use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 
 use super::bytes::widen;
 use super::bytes::Endian;
+use super::config::CastValueConfig;
 use crate::array::{ArrayData, Element};
 use crate::decimal::display_f64;
 use crate::dtype::{DataType, Scalar};
-use crate::error::{int_text, quoted, Error, Result};
+use crate::error::{int_text, Error, Result};
 use crate::json::{Map, Value};
 
 const CODEC: &str = "cast_value";
@@ -49,82 +51,26 @@ pub(crate) fn rounding_name(mode: RoundingMode) -> &'static str {
 impl CastValue {
     /// Reads `configuration` for an array whose data type is `source`.
     pub fn new(configuration: Option<&Value>, source: DataType) -> Result<Self> {
-        const KEYS: [&str; 4] = ["data_type", "rounding", "out_of_range", "scalar_map"];
-        let config =
-            crate::codec::config_object(CODEC, configuration, &KEYS)?.ok_or_else(|| {
-                Error::config(CODEC, "a configuration with \"data_type\" is required")
-            })?;
-        let target_json = config
-            .get("data_type")
-            .ok_or_else(|| Error::config(CODEC, "\"data_type\" (the target type) is required"))?;
-        let target = DataType::from_json(target_json).map_err(|e| match e {
-            Error::UnsupportedDataType {
-                data_type, reason, ..
-            } => Error::UnsupportedDataType {
-                codec: CODEC,
-                data_type,
-                reason,
-            },
-            other => Error::config(CODEC, format!("target data_type: {other}")),
-        })?;
-        let rounding = match config.get("rounding") {
-            None | Some(Value::Null) => RoundingMode::NearestEven,
-            Some(Value::String(s)) => s.parse().map_err(|_| {
-                Error::config(
-                    CODEC,
-                    format!(
-                        "rounding {} is not one of nearest-even, towards-zero, \
-                         towards-positive, towards-negative, nearest-away",
-                        quoted(s)
-                    ),
-                )
-            })?,
-            Some(other) => {
-                return Err(Error::config(
-                    CODEC,
-                    format!("rounding must be a string, got {other}"),
-                ))
-            }
-        };
-        let out_of_range = match config.get("out_of_range") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.parse().map_err(|_| {
-                Error::config(
-                    CODEC,
-                    format!(
-                        "out_of_range {} is not one of clamp, wrap (or absent, to error)",
-                        quoted(s)
-                    ),
-                )
-            })?),
-            Some(other) => {
-                return Err(Error::config(
-                    CODEC,
-                    format!("out_of_range must be a string, got {other}"),
-                ))
-            }
-        };
-        if out_of_range == Some(OutOfRangeMode::Wrap) && target.is_float() {
-            return Err(Error::config(
-                CODEC,
-                format!(
-                    "out_of_range \"wrap\" is only valid for integer targets, and the target is \
-                     {target}; use \"clamp\" or leave it out"
-                ),
-            ));
-        }
-        let (encode_map, decode_map, scalar_map_json) = match config.get("scalar_map") {
-            None | Some(Value::Null) => (Vec::new(), Vec::new(), None),
-            Some(map) => {
-                let (enc, dec) = parse_scalar_map(map, source, target)?;
-                (enc, dec, Some(map.clone()))
-            }
+        Self::from_config(CastValueConfig::read(configuration)?, source)
+    }
+
+    /// Binds a configuration to an array whose data type is `source`: each scalar_map entry
+    /// must be representable in its side's type.
+    pub fn from_config(config: CastValueConfig, source: DataType) -> Result<Self> {
+        let target = config.data_type;
+        let (encode_map, decode_map, scalar_map_json) = match config.scalar_map {
+            None => (Vec::new(), Vec::new(), None),
+            Some(map) => (
+                bind_map(&map.encode, "encode", source, target)?,
+                bind_map(&map.decode, "decode", target, source)?,
+                Some(map.written),
+            ),
         };
         Ok(Self {
             source,
             target,
-            rounding,
-            out_of_range,
+            rounding: config.rounding,
+            out_of_range: config.out_of_range,
             encode_map,
             decode_map,
             scalar_map_json,
@@ -258,72 +204,29 @@ pub(crate) fn cast_error(e: &CastError, from: DataType, to: DataType) -> Error {
     }
 }
 
-/// One direction of a scalar_map: (input, output) pairs in configuration order.
-type ScalarMap = Vec<(Scalar, Scalar)>;
-
-/// Reads a scalar_map: `{"encode": [[src, tgt], ...], "decode": [[tgt, src], ...]}`, each
-/// side in its own type. An object `{"src": tgt}` per direction is also read.
-fn parse_scalar_map(
-    value: &Value,
-    source: DataType,
-    target: DataType,
-) -> Result<(ScalarMap, ScalarMap)> {
-    let map = match value {
-        Value::Object(_) => crate::codec::config_object(
-            "cast_value scalar_map",
-            Some(value),
-            &["encode", "decode"],
-        )?,
-        _ => None,
-    }
-    .ok_or_else(|| {
-        Error::config(
-            CODEC,
-            format!("scalar_map must be an object with \"encode\" and/or \"decode\", got {value}"),
-        )
-    })?;
-    let direction = |name: &str, from: DataType, to: DataType| -> Result<ScalarMap> {
-        let entry = |k: &Value, v: &Value| -> Result<(Scalar, Scalar)> {
-            let parse = |x: &Value, dt: DataType, side: &str| {
-                Scalar::from_json(dt, x).map_err(|e| {
-                    e.in_context(&format!("cast_value scalar_map {name} {side} "), |e| {
-                        Error::config(
-                            CODEC,
-                            format!(
-                                "scalar_map {name} {side} {x} is not representable in {dt}: {e}"
-                            ),
-                        )
-                    })
-                })
-            };
-            Ok((parse(k, from, "key")?, parse(v, to, "value")?))
-        };
-        match map.get(name) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::Array(pairs)) => pairs
-                .iter()
-                .map(|pair| match pair.as_array().map(Vec::as_slice) {
-                    Some([k, v]) => entry(k, v),
-                    _ => Err(Error::config(
-                        CODEC,
-                        format!("scalar_map {name} entry {pair} must be a [input, output] pair"),
-                    )),
-                })
-                .collect(),
-            Some(Value::Object(obj)) => obj
-                .iter()
-                .map(|(k, v)| entry(&Value::from(k.as_str()), v))
-                .collect(),
-            Some(other) => Err(Error::config(
-                CODEC,
-                format!("scalar_map {name} must be a list of [input, output] pairs, got {other}"),
-            )),
-        }
+/// One direction of a scalar_map, bound to its types: (input, output) pairs in configuration
+/// order, each side a scalar of its own type.
+fn bind_map(
+    pairs: &[(Value, Value)],
+    name: &str,
+    from: DataType,
+    to: DataType,
+) -> Result<Vec<(Scalar, Scalar)>> {
+    let parse = |x: &Value, dt: DataType, side: &str| {
+        Scalar::from_json(dt, x).map_err(|e| {
+            e.in_context(&format!("cast_value scalar_map {name} {side} "), |e| {
+                Error::config(
+                    CODEC,
+                    format!("scalar_map {name} {side} {x} is not representable in {dt}: {e}"),
+                )
+            })
+        })
     };
-    Ok((
-        direction("encode", source, target)?,
-        direction("decode", target, source)?,
-    ))
+    let mut out = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        out.push((parse(k, from, "key")?, parse(v, to, "value")?));
+    }
+    Ok(out)
 }
 
 /// What a conversion needs besides its data: the direction's map and the modes.

@@ -5,6 +5,7 @@
 
 pub mod bytes;
 pub mod cast_value;
+pub mod config;
 mod fused;
 pub mod pipeline;
 pub mod region;
@@ -14,43 +15,13 @@ pub mod zfp;
 
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
-use crate::error::{join, quoted, shape_text, Error, Result};
-use crate::json::{Map, Value};
+use crate::error::{quoted, shape_text, Error, Result};
+use crate::json::Value;
 
 pub use bytes::{Bytes, Endian};
-pub use cast_value::CastValue;
+pub use cast_value::{CastValue, OutOfRangeMode, RoundingMode};
 pub use fused::FusedDecode;
 pub use scale_offset::ScaleOffset;
-
-/// A codec's configuration as an object (`None` and `null` read as empty), refusing keys other
-/// than `allowed`.
-pub(crate) fn config_object<'a>(
-    codec: &'static str,
-    configuration: Option<&'a Value>,
-    allowed: &[&str],
-) -> Result<Option<&'a Map>> {
-    let map = match configuration {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Object(map)) => map,
-        Some(other) => {
-            return Err(Error::config(
-                codec,
-                format!("configuration must be an object, got {other}"),
-            ))
-        }
-    };
-    if let Some(key) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(Error::config(
-            codec,
-            format!(
-                "unknown key {}; {codec} takes {}",
-                quoted(key),
-                join(allowed, ", ")
-            ),
-        ));
-    }
-    Ok(Some(map))
-}
 
 /// Splits a codec's metadata, `{"name": ..., "configuration": {...}}`, into its name and
 /// configuration. (A bare name string is refused, as the reference refuses it.)

@@ -4,6 +4,7 @@
 
 use half::f16;
 
+use super::config::ScaleOffsetConfig;
 use crate::array::{ArrayData, Element};
 use crate::dtype::{DataType, Scalar};
 use crate::error::{int_text, Error, Result};
@@ -27,29 +28,29 @@ impl ScaleOffset {
     /// Reads `configuration` (absent, `null` or an object with optional `offset` and `scale`)
     /// for an array of `dtype`.
     pub fn new(configuration: Option<&Value>, dtype: DataType) -> Result<Self> {
-        let config = super::config_object(CODEC, configuration, &["offset", "scale"])?;
-        let parse = |name: &str, default: i64| -> Result<(Option<Value>, Scalar)> {
-            match config.and_then(|c| c.get(name)) {
-                None => Ok((None, Scalar::from_json(dtype, &Value::from(default))?)),
-                Some(v @ (Value::Number(_) | Value::String(_) | Value::Bool(_))) => {
-                    let scalar = Scalar::from_json(dtype, v).map_err(|e| {
-                        e.in_context(&format!("scale_offset {name} "), |e| {
-                            Error::config(
-                                CODEC,
-                                format!("{name} {v} is not representable in {dtype}: {e}"),
-                            )
-                        })
-                    })?;
-                    Ok((Some(v.clone()), scalar))
-                }
-                Some(v) => Err(Error::config(
-                    CODEC,
-                    format!("{name} must be a number or a string, got {v}"),
-                )),
-            }
-        };
-        let (offset_json, offset) = parse("offset", 0)?;
-        let (scale_json, scale) = parse("scale", 1)?;
+        Self::from_config(ScaleOffsetConfig::read(configuration)?, dtype)
+    }
+
+    /// Binds a configuration to an array of `dtype`: offset and scale must be representable
+    /// there, and the scale non-zero.
+    pub fn from_config(config: ScaleOffsetConfig, dtype: DataType) -> Result<Self> {
+        let bind =
+            |name: &str, given: Option<Value>, default: i64| -> Result<(Option<Value>, Scalar)> {
+                let Some(v) = given else {
+                    return Ok((None, Scalar::from_json(dtype, &Value::from(default))?));
+                };
+                let scalar = Scalar::from_json(dtype, &v).map_err(|e| {
+                    e.in_context(&format!("scale_offset {name} "), |e| {
+                        Error::config(
+                            CODEC,
+                            format!("{name} {v} is not representable in {dtype}: {e}"),
+                        )
+                    })
+                })?;
+                Ok((Some(v), scalar))
+            };
+        let (offset_json, offset) = bind("offset", config.offset, 0)?;
+        let (scale_json, scale) = bind("scale", config.scale, 1)?;
         let is_zero = scale
             .as_i128()
             .map_or_else(|| scale.as_f64().is_some_and(|v| v == 0.0), |v| v == 0);

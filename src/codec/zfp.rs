@@ -16,31 +16,12 @@ use zfp_rs::{
 
 use crate::array::{ArrayData, Element};
 use crate::dtype::DataType;
-use crate::error::{join, quoted, shape_text, Error, Result};
+use crate::error::{shape_text, Error, Result};
 use crate::widths::{f16_to_f32, f32_to_f16};
 
 const CODEC: &str = "zfp";
 
-/// A zfp mode, as the configuration gives it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ZfpMode {
-    Reversible,
-    Expert {
-        minbits: u32,
-        maxbits: u32,
-        maxprec: u32,
-        minexp: i32,
-    },
-    FixedAccuracy {
-        tolerance: f64,
-    },
-    FixedRate {
-        rate: f64,
-    },
-    FixedPrecision {
-        precision: u32,
-    },
-}
+pub use super::config::ZfpMode;
 
 /// A zfp codec bound to an array's data type and chunk shape.
 #[derive(Debug, Clone)]
@@ -87,138 +68,6 @@ pub fn zfp_dims(chunk_shape: &[usize]) -> Result<Vec<usize>> {
     }
     dims.reverse();
     Ok(dims)
-}
-
-fn uint(config: &Map, key: &str) -> Result<u32> {
-    config
-        .get(key)
-        .and_then(Value::as_u64)
-        .and_then(|v| u32::try_from(v).ok())
-        .ok_or_else(|| {
-            Error::config(
-                CODEC,
-                format!(
-                    "{key} must be a non-negative integer (u32), got {}",
-                    show(config.get(key))
-                ),
-            )
-        })
-}
-
-fn number(config: &Map, key: &str) -> Result<f64> {
-    config
-        .get(key)
-        .and_then(|v| match v {
-            Value::Number(n) => crate::decimal::parse_f64(&n.to_string()),
-            _ => None,
-        })
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| {
-            Error::config(
-                CODEC,
-                format!(
-                    "{key} must be a finite number, got {}",
-                    show(config.get(key))
-                ),
-            )
-        })
-}
-
-fn show(v: Option<&Value>) -> String {
-    v.map_or_else(|| "nothing".to_string(), Value::to_string)
-}
-
-impl ZfpMode {
-    /// Reads the configuration: `{"mode": ..., ...parameters of that mode}`.
-    pub fn from_json(configuration: Option<&Value>) -> Result<Self> {
-        let Some(Value::Object(config)) = configuration else {
-            return Err(Error::config(
-                CODEC,
-                "a configuration object with \"mode\" is required",
-            ));
-        };
-        let mode = config.get("mode").and_then(Value::as_str).ok_or_else(|| {
-            Error::config(
-                CODEC,
-                "\"mode\" must be one of reversible, expert, fixed_accuracy, fixed_rate, fixed_precision",
-            )
-        })?;
-        let (parsed, keys): (Self, &[&str]) = match mode {
-            "reversible" => (Self::Reversible, &[]),
-            "expert" => (
-                Self::Expert {
-                    minbits: uint(config, "minbits")?,
-                    maxbits: uint(config, "maxbits")?,
-                    maxprec: uint(config, "maxprec")?,
-                    minexp: config
-                        .get("minexp")
-                        .and_then(Value::as_i64)
-                        .and_then(|v| i32::try_from(v).ok())
-                        .ok_or_else(|| {
-                            Error::config(
-                                CODEC,
-                                format!(
-                                    "minexp must be an integer (i32), got {}",
-                                    show(config.get("minexp"))
-                                ),
-                            )
-                        })?,
-                },
-                &["minbits", "maxbits", "maxprec", "minexp"],
-            ),
-            "fixed_accuracy" => {
-                let tolerance = number(config, "tolerance")?;
-                if tolerance < 0.0 {
-                    return Err(Error::config(CODEC, "tolerance must not be negative"));
-                }
-                (Self::FixedAccuracy { tolerance }, &["tolerance"])
-            }
-            "fixed_rate" => {
-                let rate = number(config, "rate")?;
-                if rate <= 0.0 {
-                    return Err(Error::config(
-                        CODEC,
-                        "rate must be positive (bits per value)",
-                    ));
-                }
-                (Self::FixedRate { rate }, &["rate"])
-            }
-            "fixed_precision" => (
-                Self::FixedPrecision {
-                    precision: uint(config, "precision")?,
-                },
-                &["precision"],
-            ),
-            other => {
-                return Err(Error::config(
-                    CODEC,
-                    format!(
-                        "mode {} is not one of reversible, expert, fixed_accuracy, \
-                         fixed_rate, fixed_precision",
-                        quoted(other)
-                    ),
-                ))
-            }
-        };
-        if let Some(key) = config
-            .keys()
-            .find(|k| *k != "mode" && !keys.contains(&k.as_str()))
-        {
-            return Err(Error::config(
-                CODEC,
-                format!(
-                    "unknown key {} for mode {mode}; it takes {}",
-                    quoted(key),
-                    if keys.is_empty() {
-                        "no parameters".to_string()
-                    } else {
-                        join(keys, ", ")
-                    }
-                ),
-            ));
-        }
-        Ok(parsed)
-    }
 }
 
 impl Zfp {

@@ -69,7 +69,7 @@ impl PlanOptions {
     pub fn from_json(value: &Value) -> Result<Self> {
         const KEYS: [&str; 4] = ["target", "span", "max_abs_error", "rounding"];
         let mut options = Self::default();
-        let Some(map) = crate::codec::config_object(WHAT, Some(value), &KEYS)? else {
+        let Some(map) = crate::codec::config::config_object(WHAT, Some(value), &KEYS)? else {
             return Ok(options);
         };
         let text = |key: &str| -> Result<Option<&str>> {
@@ -316,7 +316,7 @@ pub fn plan_for_data(data: &ArrayData, options: &PlanOptions) -> Result<Plan> {
 /// bounds may be decimal strings; for float data, `min` and `max` may be null when every value
 /// is missing).
 pub fn plan_for_range(range: &Value, options: &PlanOptions) -> Result<Plan> {
-    let map = crate::codec::config_object(WHAT, Some(range), &["min", "max", "data_type"])?
+    let map = crate::codec::config::config_object(WHAT, Some(range), &["min", "max", "data_type"])?
         .ok_or_else(|| Error::config(WHAT, "give the data or {\"min\", \"max\"}"))?;
     let dtype = match map.get("data_type") {
         None | Some(Value::Null) => DataType::Float64,

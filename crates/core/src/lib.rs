@@ -15,7 +15,10 @@ use zarr_wasm_codecs::layout::ChunkReader;
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;
-use common::{js_error, open_reader, parse_json, to_typed_array, typed_array_bytes, unsupported};
+use common::{
+    js_error, layout_json, open_reader, parse_json, reader_of, to_typed_array, typed_array_bytes,
+    Opened,
+};
 
 /// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
 fn scalar_to_js(s: Scalar) -> JsValue {
@@ -212,7 +215,7 @@ pub fn exact_metadata_json(zarr_json: &str) -> Result<String, JsValue> {
 /// memory, from where JavaScript places them into the output; encodes whole chunks.
 #[wasm_bindgen]
 pub struct ArrayReader {
-    reader: Result<ChunkReader, String>,
+    reader: Opened,
 }
 
 #[wasm_bindgen]
@@ -230,13 +233,13 @@ impl ArrayReader {
     }
 
     fn inner(&mut self) -> Result<&mut ChunkReader, JsValue> {
-        self.reader.as_mut().map_err(|reason| unsupported(reason))
+        reader_of(&mut self.reader)
     }
 
     /// Shapes, chunk keys, bytes -> bytes codecs, shard index, fill bytes (JSON text).
     #[wasm_bindgen(getter, js_name = layoutJson)]
     pub fn layout_json(&mut self) -> Result<String, JsValue> {
-        Ok(self.inner()?.layout.to_json().to_string())
+        layout_json(&mut self.reader)
     }
 
     /// One stored (inner) chunk and the box of it to read; returns the box's size.

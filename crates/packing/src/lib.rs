@@ -11,7 +11,10 @@ use zarr_wasm_codecs::layout::ChunkReader;
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;
-use common::{js_error, open_reader, parse_json, typed_array_bytes, unsupported};
+use common::{
+    js_error, layout_json, open_reader, parse_json, reader_of, typed_array_bytes, unsupported,
+    Opened,
+};
 
 /// Decodes a chunk of an array's values as its attributes ask (missing values to NaN, CF
 /// scale_factor and add_offset; see `zarr_wasm_codecs::missing`) into a Float64Array.
@@ -65,7 +68,7 @@ fn plan_options(options_json: &str) -> Result<zarr_wasm_codecs::plan::PlanOption
 /// JavaScript places it.
 #[wasm_bindgen]
 pub struct DecodedReader {
-    reader: Result<ChunkReader, String>,
+    reader: Opened,
     mask: zarr_wasm_codecs::missing::MaskAndScale,
     decoded: Vec<f64>,
 }
@@ -97,12 +100,12 @@ impl DecodedReader {
     }
 
     fn inner(&mut self) -> Result<&mut ChunkReader, JsValue> {
-        self.reader.as_mut().map_err(|reason| unsupported(reason))
+        reader_of(&mut self.reader)
     }
 
     #[wasm_bindgen(getter, js_name = layoutJson)]
     pub fn layout_json(&mut self) -> Result<String, JsValue> {
-        Ok(self.inner()?.layout.to_json().to_string())
+        layout_json(&mut self.reader)
     }
 
     /// The fill value, decoded (what a missing chunk reads as).
@@ -125,7 +128,7 @@ impl DecodedReader {
     /// returns their address in wasm memory.
     #[wasm_bindgen(js_name = decodeTile)]
     pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<usize, JsValue> {
-        let reader = self.reader.as_mut().map_err(|reason| unsupported(reason))?;
+        let reader = reader_of(&mut self.reader)?;
         // A plain 8- or 16-bit array (`bytes` alone): its stored bytes go through the
         // decoding table in one pass.
         if let (Some(endian), true) = (
