@@ -1,6 +1,7 @@
 //! `bytes`: the array -> bytes codec that lays elements out in C order, little or big endian.
 
 use super::config::BytesConfig;
+pub use super::config::Endian;
 use crate::json::{Map, Value};
 
 use crate::array::ArrayData;
@@ -8,12 +9,6 @@ use crate::dtype::DataType;
 use crate::error::{Error, Result};
 
 const CODEC: &str = "bytes";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endian {
-    Little,
-    Big,
-}
 
 #[derive(Debug, Clone)]
 pub struct Bytes {

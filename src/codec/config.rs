@@ -10,7 +10,6 @@
 
 use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 
-use super::bytes::Endian;
 use crate::dtype::DataType;
 use crate::error::{join, quoted, Error, Result};
 use crate::json::{Map, Value};
@@ -236,6 +235,13 @@ impl ScalarMapConfig {
             written: value.clone(),
         })
     }
+}
+
+/// The byte order of stored elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endian {
+    Little,
+    Big,
 }
 
 /// bytes' configuration: the endian, which 1-byte types may leave out.
