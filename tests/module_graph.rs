@@ -67,6 +67,14 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             .filter(|l| !l.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
+        // A glob import would hide the modules it depends on (test modules, indented, aside).
+        let glob = code
+            .lines()
+            .find(|l| l.starts_with("use ") && l.trim_end().ends_with("::*;"));
+        assert!(
+            glob.is_none(),
+            "{name}: {glob:?} hides what it imports from"
+        );
         let parent = name.rsplit_once("::").map(|(p, _)| p.to_string());
         let mut deps = BTreeSet::new();
         for segs in paths_after(&code, "crate::") {

@@ -1,8 +1,15 @@
 //! The codecs a plan writes (scale_offset, cast_value with its sentinels in scalar_map, bytes)
 //! and running them, to check a plan on the ends of its data range before it is returned.
 
-#[allow(unused_imports)]
-use super::*;
+use zarr_cast_value::RoundingMode;
+
+use super::{int_json, Sentinels};
+use crate::array::ArrayData;
+use crate::codec::cast_value::rounding_name;
+use crate::codec::Chain;
+use crate::dtype::{DataType, Scalar};
+use crate::error::Result;
+use crate::json::{Map, Value};
 
 /// A cast_value codec's metadata, omitting defaults.
 pub(super) fn cast_json(
@@ -121,4 +128,9 @@ pub(super) fn stored_codes(chain: &Chain, values: &[Scalar]) -> Vec<Option<i128>
                 .as_i128()
         })
         .collect()
+}
+
+/// `value` rounded to a scalar of the array's float type (as numpy rounds it).
+pub(super) fn float_scalar(array: DataType, value: f64) -> Result<Scalar> {
+    Scalar::from_json(array, &float_literal(value))
 }

@@ -1,8 +1,16 @@
 //! Packing floats into integers (the SDS note's automatic scaling, section 6): where the finite
 //! data go in the target's range, the scale and offset that put them there, and the error bound.
 
-#[allow(unused_imports)]
-use super::*;
+use zarr_cast_value::RoundingMode;
+
+use super::chain::{
+    cast_json, chain_for, float_json, float_scalar, nan_of, scale_offset_json, sentinel_map,
+    stored_codes,
+};
+use super::{Plan, PlanOptions, Sentinels, Span, BY_WIDTH, WHAT};
+use crate::dtype::{DataType, Scalar};
+use crate::error::{Error, Result};
+use crate::json::Value;
 
 /// Plans packing float data of type `array` whose finite values lie in `range` (`None`: no
 /// finite values) into an integer type.
@@ -227,9 +235,4 @@ pub(super) fn to_array_type(array: DataType, value: f64) -> Result<f64> {
         .ok()
         .and_then(|s| s.as_f64())
         .ok_or_else(|| Error::config(WHAT, format!("{value} is not a {array} value")))
-}
-
-/// `value` rounded to a scalar of the array's float type (as numpy rounds it).
-pub(super) fn float_scalar(array: DataType, value: f64) -> Result<Scalar> {
-    Scalar::from_json(array, &float_literal(value))
 }

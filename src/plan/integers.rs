@@ -1,8 +1,15 @@
 //! Packing integers into a narrower integer type (the SDS note, section 5): unchanged when the
 //! values fit, shifted by an offset when their range fits, otherwise scaled as reals.
 
-#[allow(unused_imports)]
-use super::*;
+use zarr_cast_value::RoundingMode;
+
+use super::chain::{cast_json, chain_for, float_json, scale_offset_json};
+use super::floats::{fit_checked, float_error_bound};
+use super::{int_json, Plan, PlanOptions, BY_WIDTH, WHAT};
+use crate::array::ArrayData;
+use crate::dtype::{DataType, Scalar};
+use crate::error::{Error, Result};
+use crate::json::Value;
 
 /// Plans narrowing integer data of type `array` with values in [lo, hi] to `target`, by the
 /// note's section 5: unchanged when the values are codes of the target; an offset when their

@@ -16,8 +16,6 @@ use crate::json::{Map, Value};
 use zarr_cast_value::RoundingMode;
 
 use crate::array::ArrayData;
-use crate::codec::cast_value::rounding_name;
-use crate::codec::Chain;
 use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
 
@@ -25,11 +23,10 @@ mod chain;
 mod floats;
 mod integers;
 
-use chain::*;
+use chain::bytes_json;
 pub use floats::plan_float;
-use floats::*;
 pub use integers::plan_int;
-use integers::*;
+use integers::plan_int_choosing;
 
 const WHAT: &str = "planPacking";
 
