@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   "CHUNK_LENGTH",
   "WRONG_ARRAY_TYPE",
   "INEXACT_NUMBER",
+  "CORRUPT_CHUNK",
+  "CHECKSUM",
   // From the JavaScript side: set's checks and the worker pool.
   "SHAPE_MISMATCH",
   "INVALID_STRIDE",
@@ -62,6 +64,20 @@ export async function naming<T>(path: string, work: () => Promise<T>): Promise<T
     return await work();
   } catch (e) {
     const prefix = `array "${path}": `;
+    if (isCodecError(e) && !e.message.startsWith(prefix)) e.message = prefix + e.message;
+    throw e;
+  }
+}
+
+/**
+ * Runs `work` for the chunk (or shard) at store key `key`; an error of the package's that it
+ * throws names the key in its message (its code and everything else unchanged).
+ */
+export async function namingChunk<T>(key: string, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    const prefix = `chunk ${key}: `;
     if (isCodecError(e) && !e.message.startsWith(prefix)) e.message = prefix + e.message;
     throw e;
   }

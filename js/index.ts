@@ -1,10 +1,11 @@
 // zarrita.js adapter: registers this package's codecs in zarrita's codec registry. The codecs'
 // behaviour lives in Rust; this file only hands zarrita's chunks to the wasm and back.
 import * as zarr from "zarrita";
+import { decodingInWasm } from "./compressors.js";
 import { GzipCodec } from "./gzip.js";
 import { exactJson, numberJson } from "./json.js";
 import { type Bindings, loadWasm, loadZfp } from "./load.js";
-import { markOurs } from "./registry.js";
+import { isOurs, markOurs } from "./registry.js";
 
 export { CODEC_NAMES } from "./registry.js";
 import { exactCodecLists } from "./open.js";
@@ -34,7 +35,9 @@ type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
 
 /**
  * Puts this package's codecs into zarrita's registry (by default `zarr.registry`), replacing
- * zarrita's built-in JavaScript ones, and adds gzip encoding (zarrita's gzip only decodes). Call
+ * zarrita's built-in JavaScript ones, adds gzip encoding (zarrita's gzip only decodes), and
+ * has zarrita's bytes -> bytes codecs (zstd, blosc, lz4, gzip, zlib, crc32c) decode in the
+ * package's compress module, checked, as `get` does (their encoding stays zarrita's). Call
  * it before opening arrays: zarrita loads a codec once per array, on first chunk access.
  */
 export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
@@ -51,6 +54,11 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
   markOurs(zfp);
   registry.set("zfp", zfp as unknown as RegistryEntry);
   registry.set("gzip", (async () => GzipCodec) as unknown as RegistryEntry);
+  // Every bytes -> bytes codec the compress module has decodes there (zarr.get too).
+  for (const [name, entry] of [...registry]) {
+    if (isOurs(entry)) continue;
+    registry.set(name, decodingInWasm(name, entry as () => Promise<unknown>) as unknown as RegistryEntry);
+  }
 }
 
 /** A JSON text for a scalar as zarrita holds it (numbers, bigints, NaN, infinities). */

@@ -1,13 +1,15 @@
 // Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
 // failed start is not cached, so a later call can try again. Each module is loaded from its
-// .wasm file, or from a base64 copy where that cannot be had; the zfp and packing modules are
-// reached only through dynamic imports, so readers never load them.
+// .wasm file, or from a base64 copy where that cannot be had; the zfp, packing and compress
+// modules are reached only through dynamic imports, so readers that do not need them never
+// load them.
 import { builtin } from "./node.js";
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
 
 export type Bindings = typeof bindings;
 export type ZfpBindings = typeof import("./wasm/zarr_wasm_codecs_zfp.js");
 export type PackingBindings = typeof import("./wasm/zarr_wasm_codecs_packing.js");
+export type CompressBindings = typeof import("./wasm/zarr_wasm_codecs_compress.js");
 
 export function decodeBase64(text: string): Uint8Array {
   const fromBase64 = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
@@ -127,4 +129,19 @@ export const loadPacking: () => Promise<PackingBindings> = once(async () => {
   memories.set(plan, exports.memory);
   compiled.set(plan, module);
   return plan;
+});
+
+/** The compress module (bytes -> bytes codecs), loaded when an array's chain needs it. */
+export const loadCompress: () => Promise<CompressBindings> = once(async () => {
+  const [compress, module] = await Promise.all([
+    import("./wasm/zarr_wasm_codecs_compress.js"),
+    compileWasm(
+      () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
+      () => import("./wasm/zarr_wasm_codecs_compress_inline.js"),
+    ),
+  ]);
+  const exports = await compress.default({ module_or_path: module });
+  memories.set(compress, exports.memory);
+  compiled.set(compress, module);
+  return compress;
 });

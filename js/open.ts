@@ -6,7 +6,7 @@
 import * as zarr from "zarrita";
 import { codedError } from "./errors.js";
 import { loadWasm } from "./load.js";
-import { rememberText } from "./read.js";
+import { isV2Text, metadataText, rememberText } from "./read.js";
 
 /** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
 export const exactCodecLists = new WeakSet<object>();
@@ -24,10 +24,12 @@ function markExact(codecs: unknown): void {
 }
 
 /**
- * Opens the zarr v3 array at `location` (a zarrita Location or a store) as zarr.open.v3 does,
+ * Opens the zarr array at `location` (a zarrita Location or a store) as zarr.open does,
  * but from zarr.json's text with its 64-bit integers exact: the zarrita array it returns
  * carries exact fill values and codec configurations, so it reads and writes exactly through
  * zarr.get / zarr.set with `registerCodecs()` as well as through this package's get and set.
+ * A zarr v2 array (.zarray) is zarrita's v2 array; this package's get, set and getDecoded
+ * read its metadata exactly (zarr.get on it sees what JSON.parse made of .zarray).
  */
 export async function open<Store extends zarr.Readable>(
   location: zarr.Location<Store> | Store,
@@ -35,7 +37,15 @@ export async function open<Store extends zarr.Readable>(
   const loc = location instanceof zarr.Location ? location : zarr.root(location as Store);
   const store = loc.store as unknown as { get(key: string): Promise<Uint8Array | undefined> };
   const bytes = await store.get(loc.resolve("zarr.json").path);
-  if (!bytes) return zarr.open.v3(loc, { kind: "array" }) as Promise<zarr.Array<zarr.DataType, Store>>;
+  if (!bytes) {
+    // A zarr v2 array: zarrita's own v2 array, with its exact metadata text remembered, so
+    // that this package's get, set and getDecoded read its .zarray's integers exactly.
+    const text = await metadataText(loc as never);
+    if (!isV2Text(text)) return zarr.open.v3(loc, { kind: "array" }) as Promise<zarr.Array<zarr.DataType, Store>>;
+    const arr = await zarr.open.v2(loc, { kind: "array" });
+    rememberText(arr, text!);
+    return arr as zarr.Array<zarr.DataType, Store>;
+  }
   const text = new TextDecoder().decode(bytes);
   const wasm = await loadWasm();
   const meta = JSON.parse(wasm.exactMetadataJson(text)) as { node_type?: string; codecs?: unknown };

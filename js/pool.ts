@@ -7,33 +7,16 @@
 // whole output over at the end, so the main thread copies no values.
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
+import type { Job, ModuleKind, Reply, ToWorker } from "./protocol.js";
+
+export type { Job } from "./protocol.js";
 
 /** A worker, as a browser or Node gives it. */
 interface Port {
-  post(message: unknown, transfer?: Transferable[]): void;
+  post(message: ToWorker, transfer?: Transferable[]): void;
   terminate(): Promise<void> | void;
   /** Node only: whether the worker keeps the process alive. */
   hold(yes: boolean): void;
-}
-
-/** One decode for a worker (see js/worker/decode-worker.js). */
-export interface Job {
-  kind: "core" | "packing";
-  key: number;
-  text: string;
-  /** Stored bytes (a copy goes to the worker; the caller's are never taken). */
-  stored: Uint8Array;
-  /** How many gzip layers the worker removes first. */
-  gzip: number;
-  region: Uint32Array;
-  /** The output typed array's constructor name. */
-  type: string;
-  /** The shared output's buffer, or undefined for a transferred result. */
-  out: SharedArrayBuffer | undefined;
-  /** The assembled read the job belongs to (see `WorkerPool.assemble`), if any. */
-  read?: number;
-  runLength: number;
-  starts: Float64Array;
 }
 
 interface Pending {
@@ -44,7 +27,7 @@ interface Pending {
 interface Slot {
   port: Port;
   pending: Map<number, Pending>;
-  started: Set<string>;
+  started: Set<ModuleKind>;
   /** Set when the worker was dropped: the error its jobs got. */
   lost?: Error;
 }
@@ -102,7 +85,7 @@ export class WorkerPool {
   private jobs = 0;
   private reads = 0;
   private ended = false;
-  private waiting: (Pending & { job: Job; module: WebAssembly.Module })[] = [];
+  private waiting: (Pending & { job: Job; modules: Partial<Record<ModuleKind, WebAssembly.Module>> })[] = [];
   /** Buffers of stored bytes the workers gave back, to copy later chunks into. */
   private spare: ArrayBuffer[] = [];
 
@@ -137,14 +120,15 @@ export class WorkerPool {
   }
 
   /**
-   * Runs a decode on the least busy worker; the module is sent to a worker once. Each worker
+   * Runs a decode on the least busy worker; `modules` holds the compiled modules the job needs
+   * (its reader's, and compress where it has codecs to undo), each sent to a worker once. Each worker
    * has at most IN_FLIGHT jobs at a time and the rest wait here, so that the stored bytes are
    * copied for a worker just before it needs them: a little at a time, in many short tasks.
    */
-  async run(job: Job, module: WebAssembly.Module): Promise<ArrayBuffer | undefined> {
+  async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>): Promise<ArrayBuffer | undefined> {
     const slots = await this.workers();
     return new Promise((resolve, reject) => {
-      this.waiting.push({ job, module, resolve, reject });
+      this.waiting.push({ job, modules, resolve, reject });
       this.dispatch(slots);
     });
   }
@@ -203,10 +187,11 @@ export class WorkerPool {
       let slot: Slot | undefined;
       for (const s of slots) if (s.pending.size < IN_FLIGHT && (!slot || s.pending.size < slot.pending.size)) slot = s;
       if (!slot) return;
-      const { job, module, resolve, reject } = this.waiting.shift()!;
-      if (!slot.started.has(job.kind)) {
-        slot.port.post({ op: "start", kind: job.kind, module });
-        slot.started.add(job.kind);
+      const { job, modules, resolve, reject } = this.waiting.shift()!;
+      for (const [kind, module] of Object.entries(modules) as [ModuleKind, WebAssembly.Module][]) {
+        if (slot.started.has(kind)) continue;
+        slot.port.post({ op: "start", kind, module });
+        slot.started.add(kind);
       }
       const id = this.owe(slot, { resolve, reject });
       // The stored bytes may belong to the store: a copy of them is transferred (one memcpy;
@@ -238,12 +223,7 @@ export class WorkerPool {
     index: number,
   ): Slot {
     const slot: Slot = { port: undefined as unknown as Port, pending: new Map(), started: new Set() };
-    const settle = (message: {
-      job: number;
-      buffer?: ArrayBuffer;
-      input?: ArrayBuffer;
-      error?: { message: string; name: string; code?: string };
-    }) => {
+    const settle = (message: Reply) => {
       if (message.input && this.spare.length < 2 * IN_FLIGHT * slots.length) this.spare.push(message.input);
       const pending = slot.pending.get(message.job);
       if (!pending) return;

@@ -1,16 +1,26 @@
-// The package's own read path: `get`, a drop-in for zarr.get. It reads the array's zarr.json
-// text itself (so 64-bit integers in it are exact), fetches the chunks' stored bytes through
-// the array's store (shard indexes included), runs bytes -> bytes codecs through zarrita's
-// registry, and has the wasm decode each chunk's selected box a tile at a time into its own
-// memory, from where each tile is copied once into its place in the output. No chunk is
-// decoded into an array of its own.
+// The package's own read path: `get`, a drop-in for zarr.get. It reads the array's metadata
+// text itself (zarr.json, or a v2 array's .zarray and .zattrs, so 64-bit integers in it are
+// exact), fetches the chunks' stored bytes through the array's store (shard indexes
+// included), undoes bytes -> bytes codecs in the compress wasm module (zarrita's registry for
+// codecs that module does not have), and has the wasm decode each chunk's selected box a
+// tile at a time, from where each tile is copied once into its place in the output
+// (js/place.ts, shared with the pool's workers). No chunk is decoded into an array of its own.
 import * as zarr from "zarrita";
-import { codedError, naming } from "./errors.js";
-import { type Bindings, type PackingBindings, compiledOf, loadPacking, loadWasm, memoryOf } from "./load.js";
+import { codedError, naming, namingChunk } from "./errors.js";
+import {
+  type Bindings, type CompressBindings, type PackingBindings, compiledOf, loadCompress, loadPacking, loadWasm, memoryOf,
+} from "./load.js";
 import { isNode } from "./node.js";
+import {
+  type Decompressor, fillRuns, placeChunk, type Runs, type TileReader, type TypedArray, type TypedArrayCtor,
+  typedArrayFor, unpack,
+} from "./place.js";
 import { defaultPool, WorkerPool } from "./pool.js";
+import type { ModuleKind } from "./protocol.js";
 import { type Box, boxRuns, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
+
+export { filled, type TypedArray, typedArrayFor } from "./place.js";
 
 export type { Selection } from "./select.js";
 
@@ -38,29 +48,6 @@ export interface GetOptions {
   useSharedArrayBuffer?: boolean;
 }
 
-/** A typed array over a buffer, as the output types are. */
-export type TypedArray =
-  | Int8Array | Int16Array | Int32Array | BigInt64Array
-  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
-  | Float32Array | Float64Array;
-type TypedArrayCtor = {
-  new (length: number): TypedArray;
-  new (buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray;
-  BYTES_PER_ELEMENT: number;
-};
-
-const CTORS: Record<string, TypedArrayCtor | undefined> = {
-  int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: globalThis.BigInt64Array as TypedArrayCtor,
-  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: globalThis.BigUint64Array as TypedArrayCtor,
-  float16: (globalThis as { Float16Array?: TypedArrayCtor }).Float16Array,
-  float32: Float32Array, float64: Float64Array,
-};
-
-/** The typed array zarr.get gives for a data type (undefined: none in this engine). */
-export function typedArrayFor(dataType: string): TypedArrayCtor | undefined {
-  return CTORS[dataType];
-}
-
 /** What the wasm says of an array's layout (crate::layout::ArrayLayout::to_json). */
 interface Layout {
   data_type: string;
@@ -69,7 +56,20 @@ interface Layout {
   key_v2: boolean;
   key_separator: string;
   codecs: CodecMeta[];
-  shard: null | { chunk_shape: number[]; index_endian: "little" | "big"; index_codecs: CodecMeta[]; index_at_end: boolean };
+  /** Whether the compress module undoes `codecs` (and the shard index's codecs). */
+  codecs_wasm: boolean;
+  index_codecs_wasm: boolean;
+  /** The stored size of one (inner) chunk before its bytes -> bytes codecs. */
+  chunk_bytes: number;
+  /** Whether a transpose lays the chunks out in another order than C (zarr v2's order F). */
+  transposed: boolean;
+  shard: null | {
+    chunk_shape: number[];
+    index_endian: "little" | "big";
+    index_codecs: CodecMeta[];
+    index_bytes: number | null;
+    index_at_end: boolean;
+  };
   fill_bytes: number[];
 }
 interface CodecMeta {
@@ -82,28 +82,38 @@ interface BytesCodec {
   computeEncodedSize?(size: number): number;
 }
 
-/** Either reader the wasm modules export: ArrayReader (core) and DecodedReader (packing). */
-interface TileReader {
-  readonly fallback: string | undefined;
-  readonly layoutJson: string;
-  setChunk(stored: Uint8Array, region: Uint32Array): number;
-  decodeTile(from: number, n: number): number;
-}
-
 /** Reading `arr` on this path: its reader, layout and codecs, or why it falls back. */
 export interface ArrayAccess<R extends TileReader> {
   reader: R;
   layout: Layout;
   /** The (inner) chunk shape, the grid a selection is planned on. */
   chunkShape: number[];
+  /** Bytes -> bytes codecs run through zarrita's registry (none when the compress module runs them). */
   compressors: BytesCodec[];
-  index: null | { compressors: BytesCodec[]; bytes: number; perShard: number[] };
+  /** The compress module's decoder of the chunks' codecs, and its memory, when it runs them. */
+  unpacker: Unpacker | undefined;
+  index: null | { unpack(raw: Uint8Array): Promise<Uint8Array>; bytes: number; perShard: number[] };
   memory: WebAssembly.Memory;
-  /** For pool workers: the zarr.json text, which module reads it, the module, a key. */
+  /** For pool workers: the metadata text, which module reads it, the modules, a key. */
   text: string;
   kind: "core" | "packing";
-  module: WebAssembly.Module;
+  modules: Partial<Record<ModuleKind, WebAssembly.Module>>;
   key: number;
+}
+
+/** The compress module's decoder for one array's chunks (or shard index). */
+interface Unpacker {
+  decompressor: Decompressor;
+  memory: WebAssembly.Memory;
+  /** The codecs as JSON, for workers. */
+  codecs: string;
+  expected: number;
+}
+
+async function unpacker(codecs: CodecMeta[], expected: number): Promise<Unpacker> {
+  const wasm: CompressBindings = await loadCompress();
+  const text = JSON.stringify(codecs);
+  return { decompressor: new wasm.Decompressor(text, expected), memory: memoryOf(wasm), codecs: text, expected };
 }
 
 let accessKeys = 0;
@@ -119,22 +129,45 @@ async function bytesCodecs(list: CodecMeta[], chunkShape: number[]): Promise<Byt
   return out;
 }
 
-/** The exact zarr.json text of a zarrita array (undefined when it has none: a v2 array). */
+/**
+ * The exact metadata text of a zarrita array: its zarr.json, or for a zarr v2 array its
+ * .zarray and .zattrs as `{"zarr_format": 2, "zarray": ..., "zattrs": ...}` (joined as text,
+ * so that the wasm reads their integers exactly); undefined when there is neither.
+ */
 const texts = new WeakMap<object, Promise<string | undefined>>();
 
 export function metadataText(arr: zarr.Location<zarr.Readable>): Promise<string | undefined> {
   const known = texts.get(arr);
   if (known) return known;
-  const store = arr.store as AnyStore;
-  const text = Promise.resolve(store.get(arr.resolve("zarr.json").path)).then((bytes) =>
-    bytes ? new TextDecoder().decode(bytes) : undefined,
-  );
+  const text = readMetadataText(arr);
   text.catch(() => texts.delete(arr));
   texts.set(arr, text);
   return text;
 }
 
-/** Remembers the zarr.json text an array was opened from (see open()). */
+async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<string | undefined> {
+  const store = arr.store as AnyStore;
+  const read = async (name: string) => {
+    const bytes = await store.get(arr.resolve(name).path);
+    return bytes && new TextDecoder().decode(bytes);
+  };
+  const v3 = await read("zarr.json");
+  if (v3 !== undefined) return v3;
+  const zarray = await read(".zarray");
+  if (zarray === undefined) return undefined;
+  const zattrs = (await read(".zattrs")) ?? "{}";
+  return `${V2_PREFIX}${zarray}, "zattrs": ${zattrs}}`;
+}
+
+/** How the metadata text of a zarr v2 array begins (see `metadataText`). */
+const V2_PREFIX = '{"zarr_format": 2, "zarray": ';
+
+/** Whether a metadata text is a zarr v2 array's (see `metadataText`). */
+export function isV2Text(text: string | undefined): boolean {
+  return text?.startsWith(V2_PREFIX) ?? false;
+}
+
+/** Remembers the metadata text an array was opened from (see open()). */
 export function rememberText(arr: object, text: string): void {
   texts.set(arr, Promise.resolve(text));
 }
@@ -147,29 +180,45 @@ async function access<R extends TileReader>(
 ): Promise<ArrayAccess<R> | string> {
   const memory = memoryOf(bindings);
   const text = await metadataText(arr);
-  if (text === undefined) return "no zarr.json (a zarr v2 array)";
+  if (text === undefined) return "no zarr.json or .zarray";
   const reader = make(text);
   if (reader.fallback !== undefined) return reader.fallback;
   const layout = JSON.parse(reader.layoutJson) as Layout;
   if (!typedArrayFor(layout.data_type)) return `no typed array for ${layout.data_type} here`;
   const chunkShape = layout.shard?.chunk_shape ?? layout.chunk_shape;
-  const compressors = await bytesCodecs(layout.codecs, chunkShape);
-  if (typeof compressors === "string") return compressors;
+  const modules: ArrayAccess<R>["modules"] = { [kind]: compiledOf(bindings) };
+  let compressors: BytesCodec[] = [];
+  let chunks: Unpacker | undefined;
+  if (layout.codecs.length && layout.codecs_wasm) {
+    chunks = await unpacker(layout.codecs, layout.chunk_bytes);
+    modules.compress = compiledOf(await loadCompress());
+  } else {
+    const codecs = await bytesCodecs(layout.codecs, chunkShape);
+    if (typeof codecs === "string") return codecs;
+    compressors = codecs;
+  }
   let index: ArrayAccess<R>["index"] = null;
   if (layout.shard) {
     if (!(arr.store as AnyStore).getRange) return "the store has no getRange for shards";
     const perShard = layout.chunk_shape.map((s, i) => s / chunkShape[i]);
-    const codecs = await bytesCodecs(layout.shard.index_codecs, [...perShard, 2]);
-    if (typeof codecs === "string") return codecs;
-    let bytes = 16 * perShard.reduce((a, b) => a * b, 1);
-    for (const c of codecs) {
-      if (!c.computeEncodedSize) return "a shard index codec of unknown size";
-      bytes = c.computeEncodedSize(bytes);
+    const decoded = 16 * perShard.reduce((a, b) => a * b, 1);
+    const list = layout.shard.index_codecs;
+    if (layout.index_codecs_wasm && layout.shard.index_bytes !== null) {
+      const u = list.length ? await unpacker(list, decoded) : undefined;
+      const bytes = layout.shard.index_bytes;
+      index = { bytes, perShard, unpack: async (raw) => (u ? unpack(u.decompressor, u.memory, raw).slice() : raw) };
+    } else {
+      const codecs = await bytesCodecs(list, [...perShard, 2]);
+      if (typeof codecs === "string") return codecs;
+      let bytes = decoded;
+      for (const c of codecs) {
+        if (!c.computeEncodedSize) return "a shard index codec of unknown size";
+        bytes = c.computeEncodedSize(bytes);
+      }
+      index = { bytes, perShard, unpack: (raw) => decodeBytes(codecs, raw) };
     }
-    index = { compressors: codecs, bytes, perShard };
   }
-  const module = compiledOf(bindings);
-  return { reader, layout, chunkShape, compressors, index, memory, text, kind, module, key: accessKeys++ };
+  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, kind, modules, key: accessKeys++ };
 }
 
 /** Per-array access, built once (a failure is not kept). */
@@ -211,63 +260,80 @@ export async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Prom
 
 const MAX_U64 = 0xffffffffffffffffn;
 
-/** A function giving each (inner) chunk's stored bytes, after bytes -> bytes codecs. */
-function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: GetOptions, raw = false) {
-  // `raw`: the stored bytes as they are (a pool worker removes their gzip).
-  const unpack = raw ? async (_codecs: BytesCodec[], bytes: Uint8Array) => bytes : decodeBytes;
+/** One chunk's stored bytes and its store key (for errors). */
+interface Fetched {
+  key: string;
+  bytes: Uint8Array | undefined;
+}
+
+/**
+ * A function giving each (inner) chunk's stored bytes: as they are where the compress module
+ * undoes their codecs (here or in a worker), after the registry's codecs otherwise.
+ */
+function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: GetOptions) {
   const store = arr.store as AnyStore;
   const opts = options.signal ? { signal: options.signal } : undefined;
   const { layout, index } = a;
-  const fetchRegular = async (coords: number[]) => {
-    const bytes = await Promise.resolve(store.get(arr.resolve(chunkKey(layout, coords)).path, opts));
-    return bytes && unpack(a.compressors, bytes);
+  const registry = (key: string, bytes: Uint8Array | undefined) =>
+    bytes && a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes;
+  const fetchRegular = async (coords: number[]): Promise<Fetched> => {
+    const key = chunkKey(layout, coords);
+    const bytes = await Promise.resolve(store.get(arr.resolve(key).path, opts));
+    return { key, bytes: await registry(key, bytes) };
   };
   if (!index || !layout.shard) return fetchRegular;
   const shard = layout.shard;
   const indexes = new Map<string, Promise<DataView | undefined>>();
   const getRange = store.getRange!.bind(store);
-  return async (coords: number[]) => {
+  return async (coords: number[]): Promise<Fetched> => {
     const shardCoords = coords.map((c, i) => Math.floor(c / index.perShard[i]));
-    const path = arr.resolve(chunkKey(layout, shardCoords)).path;
+    const shardKey = chunkKey(layout, shardCoords);
+    const path = arr.resolve(shardKey).path;
     let table = indexes.get(path);
     if (!table) {
       const range = shard.index_at_end ? { suffixLength: index.bytes } : { offset: 0, length: index.bytes };
-      table = Promise.resolve(getRange(path, range, opts)).then(async (raw: Uint8Array | undefined) => {
-        if (!raw) return undefined;
-        if (raw.length !== index.bytes) {
-          throw codedError("CHUNK_LENGTH", `the shard index of ${path} has ${raw.length} bytes, not ${index.bytes}`);
-        }
-        const bytes = await decodeBytes(index.compressors, raw);
-        return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      });
+      table = Promise.resolve(getRange(path, range, opts)).then((raw: Uint8Array | undefined) =>
+        namingChunk(`${shardKey} (shard index)`, async () => {
+          if (!raw) return undefined;
+          if (raw.length !== index.bytes) {
+            throw codedError("CHUNK_LENGTH", `the shard index has ${raw.length} bytes, not ${index.bytes}`);
+          }
+          const bytes = await index.unpack(raw);
+          return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        }),
+      );
       indexes.set(path, table);
     }
     const view = await table;
-    if (!view) return undefined;
     let position = 0;
     for (let i = 0; i < coords.length; i++) position = position * index.perShard[i] + (coords[i] % index.perShard[i]);
+    const key = `${shardKey} (inner chunk ${position})`;
+    if (!view) return { key, bytes: undefined };
     const little = shard.index_endian === "little";
-    if (view.byteLength < (position + 1) * 16) throw codedError("CHUNK_LENGTH", `the shard index of ${path} is too short`);
+    if (view.byteLength < (position + 1) * 16) throw codedError("CHUNK_LENGTH", `the shard index of ${shardKey} is too short`);
     const offset = view.getBigUint64(position * 16, little);
     const length = view.getBigUint64(position * 16 + 8, little);
-    if (offset === MAX_U64 && length === MAX_U64) return undefined;
+    if (offset === MAX_U64 && length === MAX_U64) return { key, bytes: undefined };
     const bytes = await getRange(path, { offset: Number(offset), length: Number(length) }, opts);
     if (!bytes || bytes.length !== Number(length)) {
-      throw codedError("CHUNK_LENGTH", `an inner chunk of ${path} has ${bytes?.length ?? 0} bytes, its index says ${length}`);
+      throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${length}`);
     }
-    return unpack(a.compressors, bytes);
+    return { key, bytes: await registry(key, bytes) };
   };
 }
 
-/** `length` values of `Out`, each the value whose bytes are `fill` (bit for bit, NaN payloads too). */
-export function filled(Out: TypedArrayCtor, fill: Uint8Array, length: number): TypedArray {
-  const bytes = new Uint8Array(length * Out.BYTES_PER_ELEMENT);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = fill[i % fill.length];
-  return new Out(bytes.buffer, 0, length);
+/** The runs of the output a box's values go to. */
+function runsOf(plan: Plan, box: Box, out: TypedArray): Runs {
+  const { runLength, runs, runStart } = boxRuns(plan, box);
+  const starts = new Float64Array(runs);
+  for (let r = 0; r < runs; r++) starts[r] = runStart(r);
+  return { out, runLength, starts };
 }
 
-/** Values per tile: large enough to amortise a call, small enough to stay in cache. */
-const TILE_BYTES = 64 * 1024;
+/** The box of a chunk as the reader takes it: (first, step, count) per dimension. */
+function regionOf(box: Box): Uint32Array {
+  return new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count]));
+}
 
 /**
  * Reads `selection` of `arr` into a new output of `Out`: each chunk's box decoded by the
@@ -287,12 +353,16 @@ async function readInto<R extends TileReader>(
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
   const out = new Out(plan.size);
   const fetchChunk = chunkFetcher(arr, a, options);
-  const tileLength = Math.max(1, Math.floor(TILE_BYTES / Out.BYTES_PER_ELEMENT));
-  const fillRun = filler(out, Out, fill);
   await Promise.all(
     plan.boxes.map(async (box) => {
-      const stored = await fetchChunk(box.coords);
-      place(a, plan, box, stored, out, Out, tileLength, fillRun);
+      const { key, bytes } = await fetchChunk(box.coords);
+      const to = runsOf(plan, box, out);
+      if (!bytes) return fillRuns(fill, to);
+      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
+      await namingChunk(key, () => {
+        const stored = a.unpacker ? unpack(a.unpacker.decompressor, a.unpacker.memory, bytes) : bytes;
+        placeChunk(a.reader, a.memory, stored, regionOf(box), Out, to);
+      });
     }),
   );
   return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
@@ -306,10 +376,11 @@ function sharedMemory(): boolean {
 
 /**
  * `readInto` with the decoding done by a pool's workers: the main thread fetches each chunk
- * and sends a copy of its stored bytes (gzip is removed in the worker; other bytes -> bytes
- * codecs here first). With a shared output the workers write each box into place. Without
- * one, a worker assembles the output (see `WorkerPool.assemble`) and transfers it here
- * whole: the main thread passes boxes on but copies no values.
+ * and sends a copy of its stored bytes, which the worker unpacks (compress module) and
+ * decodes (codecs only zarrita's registry has are undone here first). With a shared output
+ * the workers write each box into place. Without one, a worker assembles the output (see
+ * `WorkerPool.assemble`) and transfers it here whole: the main thread passes boxes on but
+ * copies no values.
  */
 async function readWithPool<R extends TileReader>(
   arr: Readable,
@@ -332,36 +403,32 @@ async function readWithPool<R extends TileReader>(
   const buffer = shared ? new SharedArrayBuffer(plan.size * Out.BYTES_PER_ELEMENT) : undefined;
   const out = buffer ? new Out(buffer, 0, plan.size) : undefined;
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
-  const gzipInWorker = a.layout.codecs.every((c) => c.name === "gzip");
-  const fetchChunk = chunkFetcher(arr, a, options, gzipInWorker);
-  const fillRun = out && filler(out, Out, fill);
+  const fetchChunk = chunkFetcher(arr, a, options);
   try {
     await Promise.all(
       plan.boxes.map(async (box) => {
-        const stored = await fetchChunk(box.coords);
-        const { runLength, runs, runStart } = boxRuns(plan, box);
-        if (!stored && fillRun) {
-          for (let r = 0; r < runs; r++) fillRun(runStart(r), runLength);
-          return;
-        }
-        const starts = new Float64Array(runs);
-        for (let r = 0; r < runs; r++) starts[r] = runStart(r);
-        if (!stored) return assembly!.fill(runLength, starts);
-        const values = await pool.run(
-          {
-            kind: a.kind,
-            key: a.key,
-            text: a.text,
-            stored,
-            gzip: gzipInWorker ? a.layout.codecs.length : 0,
-            region: new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count])),
-            type: Out.name,
-            out: buffer,
-            read: assembly?.read,
-            runLength,
-            starts,
-          },
-          a.module,
+        const { key, bytes } = await fetchChunk(box.coords);
+        const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
+        if (!bytes && out) return fillRuns(fill, { out, runLength, starts });
+        if (!bytes) return assembly!.fill(runLength, starts);
+        const values = await namingChunk(key, () =>
+          pool.run(
+            {
+              kind: a.kind,
+              key: a.key,
+              text: a.text,
+              codecs: a.unpacker?.codecs,
+              chunkBytes: a.unpacker?.expected ?? -1,
+              stored: bytes,
+              region: regionOf(box),
+              type: Out.name,
+              out: buffer,
+              read: assembly?.read,
+              runLength,
+              starts,
+            },
+            a.modules,
+          ),
         );
         if (values) assembly!.place(values, runLength, starts);
       }),
@@ -374,56 +441,10 @@ async function readWithPool<R extends TileReader>(
   return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
 }
 
-/** Writes `fill` (one value's bytes) to runs of `out`, a tile of copies at a time. */
-function filler(out: TypedArray, Out: TypedArrayCtor, fill: Uint8Array) {
-  const tileLength = Math.max(1, Math.floor(TILE_BYTES / Out.BYTES_PER_ELEMENT));
-  let fillRow: TypedArray | undefined;
-  return (start: number, length: number) => {
-    fillRow ??= filled(Out, fill, tileLength);
-    for (let done = 0; done < length; done += tileLength) {
-      out.set(fillRow.subarray(0, Math.min(tileLength, length - done)) as never, start + done);
-    }
-  };
-}
-
 /** The pool a read's options ask for, if any. */
 function poolOf(options: GetOptions): WorkerPool | undefined {
   if (options.pool === true) return defaultPool();
   return options.pool || undefined;
-}
-
-/** Decodes one chunk's box and copies it, tile by tile, into its runs of the output. */
-function place<R extends TileReader>(
-  a: ArrayAccess<R>,
-  plan: Plan,
-  box: Box,
-  stored: Uint8Array | undefined,
-  out: TypedArray,
-  Out: TypedArrayCtor,
-  tileLength: number,
-  fillRun: (start: number, length: number) => void,
-) {
-  const { runLength, runs, runStart } = boxRuns(plan, box);
-  if (!stored) {
-    for (let r = 0; r < runs; r++) fillRun(runStart(r), runLength);
-    return;
-  }
-  const region = new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count]));
-  const total = a.reader.setChunk(stored, region);
-  for (let from = 0; from < total; from += tileLength) {
-    const n = Math.min(tileLength, total - from);
-    const address = a.reader.decodeTile(from, n);
-    const tile = new Out(a.memory.buffer, address, n);
-    // Copy the tile's values run by run (a run may begin in an earlier tile).
-    let position = from;
-    while (position < from + n) {
-      const run = Math.floor(position / runLength);
-      const within = position - run * runLength;
-      const length = Math.min(runLength - within, from + n - position);
-      out.set(tile.subarray(position - from, position - from + length) as never, runStart(run) + within);
-      position += length;
-    }
-  }
 }
 
 /** A zarr.get result: the chunk, or the one value when every dimension is an integer. */

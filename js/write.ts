@@ -13,11 +13,13 @@ import {
   coreAccess,
   decodeBytes,
   filled,
+  isV2Text,
   metadataText,
   type Selection,
   type TypedArray,
   typedArrayFor,
 } from "./read.js";
+import { unpack } from "./place.js";
 import { type Box, planSelection, type Plan } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
@@ -205,7 +207,8 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
     }
   }
   const { store, staged } = stagingStore(arr.store);
-  const twin = await zarr.open.v3(new zarr.Location(store, arr.path), { kind: "array" });
+  const location = new zarr.Location(store, arr.path);
+  const twin = await (isV2Text(await metadataText(arr as never)) ? zarr.open.v2 : zarr.open.v3)(location, { kind: "array" });
   await zarr.set(twin as Writable, selection, value as never);
   for (const [key, bytes] of staged) await arr.store.set(key, bytes);
 }
@@ -220,7 +223,8 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
 export function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue): Promise<void> {
   return naming(arr.path, async () => {
     const a = await coreAccess(arr as never);
-    if (typeof a === "string" || a.layout.shard) {
+    // zarr v2 arrays are written by zarr.set: numcodecs' filters encode with NumPy's rules.
+    if (typeof a === "string" || a.layout.shard || a.layout.transposed || isV2Text(a.text)) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value);
@@ -249,7 +253,10 @@ async function encodeBoxes(arr: Writable, a: ArrayAccess<InstanceType<typeof imp
     let chunk: TypedArray | undefined;
     if (!whole) {
       const stored = await arr.store.get(path);
-      if (stored) chunk = a.reader.decodeChunk(await decodeBytes(a.compressors, stored)) as TypedArray;
+      if (stored) {
+        const bytes = a.unpacker ? unpack(a.unpacker.decompressor, a.unpacker.memory, stored) : await decodeBytes(a.compressors, stored);
+        chunk = a.reader.decodeChunk(bytes) as TypedArray;
+      }
     }
     chunk ??= filled(Ctor, fill, size);
     overlay(chunk, a.chunkShape, box, plan, value);

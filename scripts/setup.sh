@@ -2,7 +2,7 @@
 # Sets up a fresh machine that has the Rust toolchain, Node.js and npm, builds the package and
 # runs the main job, the demo. Everything else it needs it installs: the wasm32 target,
 # wasm-bindgen-cli at the exact version in Cargo.lock, wasm-pack, Chromium and ChromeDriver
-# (Debian packages), and the npm dependencies.
+# and clang (Debian packages), and the npm dependencies.
 #
 # At a terminal the demo is served until Ctrl-C; without one (CI, pipes) it is checked in
 # headless Chromium instead and the script exits.
@@ -30,10 +30,11 @@ if ! command -v wasm-pack >/dev/null; then
   cargo install wasm-pack --locked || cargo install wasm-pack
 fi
 
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  step "Chromium and ChromeDriver"
+# clang compiles the C zstd library (zstd-sys) for wasm32 in the compress module.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! command -v clang >/dev/null; then
+  step "Chromium, ChromeDriver and clang"
   $SUDO apt-get update
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver clang
 fi
 
 step "npm dependencies"

@@ -56,6 +56,18 @@ pub enum Error {
         value: String,
         data_type: String,
     },
+    /// Compressed bytes that do not decode: truncated, damaged, or declaring another size than
+    /// the chunk must have.
+    CorruptChunk {
+        codec: &'static str,
+        message: String,
+    },
+    /// A stored checksum that does not match the bytes it covers.
+    Checksum {
+        codec: &'static str,
+        expected: u32,
+        actual: u32,
+    },
 }
 
 impl Error {
@@ -74,6 +86,8 @@ impl Error {
             Error::ChunkLength { .. } => "CHUNK_LENGTH",
             Error::WrongArrayType { .. } => "WRONG_ARRAY_TYPE",
             Error::InexactNumber { .. } => "INEXACT_NUMBER",
+            Error::CorruptChunk { .. } => "CORRUPT_CHUNK",
+            Error::Checksum { .. } => "CHECKSUM",
         }
     }
 
@@ -92,6 +106,14 @@ impl Error {
                 data_type,
             },
             other => wrap(other),
+        }
+    }
+
+    #[cfg(feature = "compress")]
+    pub(crate) fn corrupt(codec: &'static str, message: impl Into<String>) -> Self {
+        Error::CorruptChunk {
+            codec,
+            message: message.into(),
         }
     }
 
@@ -162,6 +184,16 @@ impl fmt::Display for Error {
                  or getDecoded, or open it with its open(): they read zarr.json's integers \
                  exactly. In metadata built by hand, give the value as a bigint or a decimal \
                  string"
+            ),
+            Error::CorruptChunk { codec, message } => write!(f, "{codec}: {message}"),
+            Error::Checksum {
+                codec,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "{codec}: the stored checksum is {expected:#010x} but the bytes give {actual:#010x} \
+                 (the chunk is damaged)"
             ),
         }
     }

@@ -165,3 +165,34 @@ fn zfp_decode_with(config: &str, dtype: DataType, shape: &[usize], stream: &[u8]
 
 #[cfg(not(feature = "zfp"))]
 fn zfp_decode_with(_: &str, _: DataType, _: &[usize], _: &[u8]) {}
+
+/// Arbitrary bytes as one bytes -> bytes codec's stored chunk (the blosc, zstd, lz4 and
+/// deflate targets): the first byte says whether the size the chunk must decode to is known
+/// and, with the next two, what it is (up to 64 KiB); the rest is the stream. A decode that
+/// succeeds has that size, or stays within the limit (1 MiB) when the size is not known; any
+/// input returns without panicking, and nothing larger is allocated for it.
+#[cfg(feature = "compress")]
+pub fn decompress(codec: crate::codec::bytes_to_bytes::BytesCodec, data: &[u8]) {
+    const LIMIT: usize = 1 << 20;
+    let Some((&[mode, a, b], stream)) = data.split_first_chunk::<3>() else {
+        return;
+    };
+    let expected = (mode & 1 == 1).then_some(usize::from(u16::from_le_bytes([a, b])));
+    if let Ok(out) = codec.decode(stream, expected, LIMIT) {
+        match expected {
+            Some(n) => assert_eq!(out.len(), n),
+            None => assert!(out.len() <= LIMIT),
+        }
+    }
+}
+
+/// The deflate target: gzip or zlib, chosen by the first byte's second bit.
+#[cfg(feature = "compress")]
+pub fn deflate(data: &[u8]) {
+    use crate::codec::bytes_to_bytes::BytesCodec;
+    let codec = match data.first() {
+        Some(b) if b & 2 == 2 => BytesCodec::Zlib,
+        _ => BytesCodec::Gzip,
+    };
+    decompress(codec, data);
+}

@@ -14,7 +14,7 @@
 //! offset by `add_offset` in float64. Results are returned as float64, which holds every
 //! float32 exactly.
 
-use crate::json::Value;
+use crate::json::{Map, Value};
 
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
@@ -272,6 +272,20 @@ fn sentinel(data_type: DataType, value: &Value, key: &str) -> Result<Scalar> {
             message: format!("attribute {key}: {e}"),
         })
     })
+}
+
+/// The attributes xarray decodes a zarr v2 array with: its own, and, where they have no
+/// `_FillValue`, the `.zarray`'s `fill_value` as `_FillValue` (xarray masks a v2 array's fill
+/// value; for v3 it reads only the attribute).
+pub fn with_v2_fill_value(attributes: &Value, fill_value: &Value) -> Value {
+    let mut map = match attributes {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    if !matches!(fill_value, Value::Null) && map.get("_FillValue").is_none() {
+        map.insert("_FillValue".to_string(), fill_value.clone());
+    }
+    Value::Object(map)
 }
 
 /// xarray's `_FillValue`: for float arrays, base64 of a little-endian float64 (numbers and

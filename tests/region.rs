@@ -89,7 +89,7 @@ proptest! {
         let mut from = 0;
         while from < n {
             let k = tile.min(n - from);
-            chain.decode_region(&stored, &region, from, k, &mut gather, &mut out).expect("tile");
+            chain.decode_region(&stored, &chain.c_strides(), &region, from, k, &mut gather, &mut out).expect("tile");
             prop_assert_eq!(out.len(), k);
             got.extend(bits(&out));
             from += k;

@@ -4,6 +4,7 @@
 //! validates everything; encode and decode then only check the chunk they are given.
 
 pub mod bytes;
+pub mod bytes_to_bytes;
 pub mod cast_value;
 pub mod config;
 mod fused;

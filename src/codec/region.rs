@@ -62,17 +62,21 @@ impl Chain {
     /// Decodes the elements `from .. from + n` of `region` (in C order of the box) of the
     /// stored chunk into `out`, replacing its values (its allocation is reused when it holds
     /// the array's type). `gather` is scratch space for the stored bytes of those elements.
-    /// Call [`Chain::check_region`] on the chunk and region first.
+    /// `strides`: where each dimension's elements lie in the stored chunk (in elements;
+    /// [`Chain::c_strides`] unless a transpose laid it out in another order). Call
+    /// [`Chain::check_region`] on the chunk and region first.
+    #[allow(clippy::too_many_arguments)]
     pub fn decode_region(
         &self,
         stored: &[u8],
+        strides: &[usize],
         region: &[Span],
         from: usize,
         n: usize,
         gather: &mut Vec<u8>,
         out: &mut ArrayData,
     ) -> Result<()> {
-        self.gather_region(stored, region, from, n, gather);
+        self.gather_region(stored, strides, region, from, n, gather);
         if let Some(fused) = &self.fused {
             return fused.decode_into(gather, out);
         }
@@ -84,10 +88,12 @@ impl Chain {
 
 impl Chain {
     /// The stored bytes of the elements `from .. from + n` of `region` (C order of the box),
-    /// into `gather` (replacing what it held). Call [`Chain::check_region`] first.
+    /// into `gather` (replacing what it held); `strides` as for [`Chain::decode_region`].
+    /// Call [`Chain::check_region`] first.
     pub fn gather_region(
         &self,
         stored: &[u8],
+        strides: &[usize],
         region: &[Span],
         from: usize,
         n: usize,
@@ -95,7 +101,13 @@ impl Chain {
     ) {
         let size = self.encoded_data_type().size();
         gather.clear();
-        gather_elements(stored, &self.chunk_shape, region, from, n, size, gather);
+        gather_elements(stored, strides, region, from, n, size, gather);
+    }
+
+    /// The C-order strides of a chunk, in elements: where each dimension's elements lie when
+    /// the chunk is stored as its codecs lay it out without a transpose.
+    pub fn c_strides(&self) -> Vec<usize> {
+        c_strides(&self.chunk_shape)
     }
 
     /// The byte order of the stored elements when the chain is `bytes` alone (no array ->
@@ -108,11 +120,32 @@ impl Chain {
     }
 }
 
+/// C-order strides of `shape`, in elements.
+pub fn c_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1usize; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * shape[k + 1];
+    }
+    strides
+}
+
+/// Where each dimension's elements lie in a chunk of `shape` stored transposed by `order`
+/// (the transpose codec's: stored dimension `i` is dimension `order[i]`), in elements.
+pub fn transposed_strides(shape: &[usize], order: &[usize]) -> Vec<usize> {
+    let stored: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
+    let c = c_strides(&stored);
+    let mut strides = vec![0; shape.len()];
+    for (i, &d) in order.iter().enumerate() {
+        strides[d] = c[i];
+    }
+    strides
+}
+
 /// Appends the stored bytes of the box elements `from .. from + n` to `out`: a contiguous run
-/// of the innermost dimension at a time where its step is 1.
+/// of the innermost dimension at a time where its step and stride are 1.
 fn gather_elements(
     stored: &[u8],
-    shape: &[usize],
+    strides: &[usize],
     region: &[Span],
     from: usize,
     n: usize,
@@ -126,11 +159,6 @@ fn gather_elements(
         }
         return;
     };
-    // C-order strides of the chunk, in elements.
-    let mut strides = vec![1usize; shape.len()];
-    for k in (0..last).rev() {
-        strides[k] = strides[k + 1] * shape[k + 1];
-    }
     // The box index of element `from`.
     let mut index = vec![0usize; region.len()];
     let mut rest = from;
@@ -146,8 +174,9 @@ fn gather_elements(
             .sum();
         let span = region[last];
         let run = left.min(span.count - index[last]);
-        let start = base + span.first + index[last] * span.step;
-        if span.step == 1 {
+        let step = span.step * strides[last];
+        let start = base + (span.first + index[last] * span.step) * strides[last];
+        if step == 1 {
             out.extend_from_slice(
                 stored
                     .get(start * size..(start + run) * size)
@@ -155,7 +184,7 @@ fn gather_elements(
             );
         } else {
             for i in 0..run {
-                let at = (start + i * span.step) * size;
+                let at = (start + i * step) * size;
                 out.extend_from_slice(stored.get(at..at + size).unwrap_or_default());
             }
         }

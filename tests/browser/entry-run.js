@@ -1,12 +1,14 @@
 // What the test pages run (plain.html and the bundler tests' entries): reads the stores named
 // in the page's query, on one thread or (`pool`) with a worker pool, or writes them (`write`), or
-// (`zfp`) reads zfpy's streams, which load the zfp module.
-import { readStores, readStoresWithPool, readZfpCases, writeStores } from "./read.js";
+// (`zfp`) reads zfpy's streams, which load the zfp module, or (`compressed`) reads
+// tests/fixtures/stores, zarr-python's compressed and v2 stores.
+import { readCompressedStores, readStores, readStoresWithPool, readZfpCases, writeStores } from "./read.js";
 
 export function start() {
   const params = new URL(location.href).searchParams;
   const names = params.get("stores")?.split(",");
   const run = params.has("zfp") ? readZfpCases()
+    : params.has("compressed") ? readCompressedStores()
     : params.has("write") ? writeStores(names)
     : params.has("pool") ? readStoresWithPool(names) : readStores(names);
   run.then(

@@ -1,7 +1,7 @@
 // Shared by the browser pages: reads fixture stores over HTTP with zarrita's FetchStore and this
 // package's codecs, and reports what it decoded (hex of the bytes, as the Node tests compare).
 import * as zarr from "zarrita";
-import { get, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+import { get, getDecoded, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 import { zfpStore } from "./zfp-store.js";
 
 registerCodecs();
@@ -104,4 +104,29 @@ export async function readZfpCases() {
     read++;
   }
   return { read, total: cases.length, wrong };
+}
+
+/**
+ * Every store of tests/fixtures/stores (zarr-python's and xarray's defaults: zstd, blosc, lz4,
+ * gzip, zlib, sharded with crc32c, zarr v2) read over HTTP with `get` (`getDecoded` for the
+ * xarray cases) on one thread and in a pool of two, in the page's default mode and with
+ * transferred results: the cases whose values differ from zarr-python's (hash of the bytes).
+ */
+export async function readCompressedStores() {
+  const base = new URL("/tests/fixtures/stores/", location.href).href;
+  const manifest = await (await fetch(`${base}manifest.json`)).json();
+  const pool = new WorkerPool(2);
+  const wrong = [];
+  for (const c of manifest) {
+    const want = hex(new Uint8Array(await (await fetch(`${base}${c.expected}`)).arrayBuffer()));
+    const root = zarr.root(new zarr.FetchStore(`${base}${c.store}`));
+    const arr = await zarr.open(c.path ? root.resolve(c.path) : root, { kind: "array" });
+    const read = c.decoded ? getDecoded : get;
+    for (const [how, options] of [["one thread", {}], ["pool", { pool }], ["pool, transferred", { pool, useSharedArrayBuffer: false }]]) {
+      const got = await read(arr, null, options);
+      if (hex(got.data) !== want) wrong.push(`${c.case} (${how})`);
+    }
+  }
+  await pool.terminate();
+  return { read: manifest.length, wrong };
 }

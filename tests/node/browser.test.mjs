@@ -129,6 +129,10 @@ function downloadSizes(dir) {
   }).join("; ");
 }
 
+/** The wasm modules whose .wasm files a page asked for (bundlers add a hash to the name). */
+const wasmModules = () =>
+  [...new Set(requested.filter((p) => p.endsWith(".wasm")).map((p) => p.split("/").pop().replace(/(-[\w-]{8})?\.wasm$/, "")))].sort();
+
 // The zfp wasm module's files (glue, .wasm file and inlined module).
 const zfpRequests = () => requested.filter((p) => p.includes("zarr_wasm_codecs_zfp"));
 
@@ -192,8 +196,9 @@ test("browser, bundled by Vite: reads equal zarr-python's, writes equal zarr-pyt
   requested.length = 0;
   const result = await readInPage(`${base}/target/vite-test/vite.html?stores=${STORES}`);
   checkAgainstReference(result);
-  // The core module as its .wasm file, which Vite copies (new URL(..., import.meta.url)).
-  assert.equal(requested.filter((p) => p.endsWith(".wasm")).length, 1, `${requested}`);
+  // The core module as its .wasm file, which Vite copies (new URL(..., import.meta.url)), and
+  // the compress module's, which checks the sharded store's crc32c index.
+  assert.deepEqual(wasmModules(), ["zarr_wasm_codecs", "zarr_wasm_codecs_compress"], `${requested}`);
   assert.ok(!requested.some((p) => /_inline/.test(p)), `${requested}`);
   checkWrites(await readInPage(`${base}/target/vite-test/vite.html?write=1&stores=${WRITTEN}`));
   t.diagnostic(downloadSizes(outDir));
@@ -227,6 +232,18 @@ function checkPool(result, isolated) {
 test("browser, no bundler, worker pool: not isolated (results transferred) and cross-origin isolated (shared output)", async () => {
   checkPool(await readInPage(`${base}/tests/browser/plain.html?pool=1&stores=${STORES}`), false);
   checkPool(await readInPage(`${base}/tests/browser/plain.html?pool=1&isolate=1&stores=${STORES}`), true);
+  assert.deepEqual(consoleErrors, []);
+});
+
+test("browser, no bundler: zarr-python's compressed, sharded and v2 stores equal zarr-python's, one thread and pooled", async () => {
+  const manifest = JSON.parse(readFileSync(join(root, "tests/fixtures/stores/manifest.json"), "utf8"));
+  // (Missing chunks are 404s, which Chromium logs; they read as the fill value.)
+  const quiet = (page) => page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && consoleErrors.push(m.text()));
+  for (const isolate of ["", "&isolate=1"]) {
+    const result = await runPage(`${base}/tests/browser/plain.html?compressed=1${isolate}`, quiet, 120000);
+    assert.equal(result.read, manifest.length);
+    assert.deepEqual(result.wrong, []);
+  }
   assert.deepEqual(consoleErrors, []);
 });
 
@@ -289,7 +306,8 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     checkAgainstReference(await readInPage(page));
     const wasmFiles = requested.filter((p) => p.endsWith(".wasm"));
     if (name === "esbuild") assert.deepEqual(wasmFiles, [], "the inline entry asks for no .wasm file");
-    else assert.equal(wasmFiles.length, 1, `the core module's .wasm file: ${wasmFiles}`);
+    // (webpack names them by their hash.)
+    else assert.equal(new Set(wasmFiles).size, 2, `the core and compress modules' .wasm files: ${wasmFiles}`);
     checkPool(await readInPage(`${page}&pool=1`), false);
     checkPool(await readInPage(`${page}&pool=1&isolate=1`), true);
     checkWrites(await readInPage(`${base}/target/${name.split(" ")[0]}-test/${reads}?write=1&stores=${WRITTEN}`));

@@ -56,8 +56,8 @@ export async function randomArray(r, round) {
   else await zarr.set(arr, shape.map((d) => zarr.slice(0, Math.ceil(d / 2))), await zarr.get(await zarr.open.v3(zarr.root(new Map([...store, ["/zarr.json", encode(meta)]])), { kind: "array" }), shape.map((d) => zarr.slice(0, Math.ceil(d / 2)))));
   if (!sharded) return { arr, desc: JSON.stringify({ round, dtype, shape, chunkShape, chain: chain.map((c) => c.name) }) };
   // Shards of 1-2 inner chunks per dimension, assembled from the chunks just written:
-  // inner chunks in C order, then the index (offset, nbytes as uint64 little-endian) and a
-  // crc32c placeholder that zarrita 0.7 does not check.
+  // inner chunks in C order, then the index (offset, nbytes as uint64 little-endian) and its
+  // CRC-32C (zarrita 0.7 neither writes nor checks it; the package checks it).
   const perShard = shape.map((d, i) => 1 + Math.floor(r() * Math.min(2, Math.ceil(d / chunkShape[i]))));
   const shardShape = chunkShape.map((c, i) => c * perShard[i]);
   const grid = shape.map((d, i) => Math.ceil(d / shardShape[i]));
@@ -84,6 +84,7 @@ export async function randomArray(r, round) {
     const out = new Uint8Array(offset + index.byteLength);
     let at = 0;
     for (const p of parts) out.set(p, (at += p.length) - p.length);
+    index.setUint32(index.byteLength - 4, crc32c(new Uint8Array(index.buffer, 0, index.byteLength - 4)), true);
     out.set(new Uint8Array(index.buffer), offset);
     if (r() < 0.9) shardedStore.set(`/c${sep}${s.join(sep)}`, out);
   }
@@ -116,3 +117,15 @@ export function randomSelection(r, shape) {
     return zarr.slice(r() < 0.2 ? null : a, r() < 0.2 ? null : b, 1 + Math.floor(r() * 3));
   });
 }
+
+/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78), bit by bit: for shard indexes. */
+export function crc32c(bytes) {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+// RFC 3720, B.4: 32 bytes of zeros give 0x8a9136aa.
+if (crc32c(new Uint8Array(32)) !== 0x8a9136aa) throw new Error("crc32c is wrong");

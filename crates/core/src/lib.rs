@@ -17,7 +17,7 @@ use zarr_wasm_codecs::layout::ChunkReader;
 mod common;
 use common::{
     js_error, layout_json, open_reader, parse_json, reader_of, to_typed_array, typed_array_bytes,
-    Opened,
+    unsupported, Opened,
 };
 
 /// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
@@ -236,6 +236,17 @@ impl ArrayReader {
         reader_of(&mut self.reader)
     }
 
+    /// The chain, for whole chunks: not for a transposed layout (those are written by zarr.set).
+    fn whole_chunks(&mut self) -> Result<&Chain, JsValue> {
+        let layout = &self.inner()?.layout;
+        if layout.order.is_some() {
+            return Err(unsupported(
+                "a transposed chunk is not encoded or decoded whole here",
+            ));
+        }
+        Ok(&layout.chain)
+    }
+
     /// Shapes, chunk keys, bytes -> bytes codecs, shard index, fill bytes (JSON text).
     #[wasm_bindgen(getter, js_name = layoutJson)]
     pub fn layout_json(&mut self) -> Result<String, JsValue> {
@@ -253,7 +264,9 @@ impl ArrayReader {
     #[wasm_bindgen(getter, js_name = storedAsValues)]
     pub fn stored_as_values(&self) -> bool {
         self.reader.as_ref().is_ok_and(|r| {
-            r.layout.chain.plain_endian() == Some(zarr_wasm_codecs::codec::bytes::Endian::Little)
+            r.layout.order.is_none()
+                && r.layout.chain.plain_endian()
+                    == Some(zarr_wasm_codecs::codec::bytes::Endian::Little)
         })
     }
 
@@ -276,12 +289,7 @@ impl ArrayReader {
     /// A whole chunk's stored bytes (before bytes -> bytes codecs) -> a typed array.
     #[wasm_bindgen(js_name = decodeChunk)]
     pub fn decode_chunk(&mut self, stored: &[u8]) -> Result<JsValue, JsValue> {
-        let out = self
-            .inner()?
-            .layout
-            .chain
-            .decode(stored)
-            .map_err(js_error)?;
+        let out = self.whole_chunks()?.decode(stored).map_err(js_error)?;
         Ok(to_typed_array(&out))
     }
 
@@ -289,7 +297,7 @@ impl ArrayReader {
     /// Nothing is returned unless every element encodes.
     #[wasm_bindgen(js_name = encodeChunk)]
     pub fn encode_chunk(&mut self, values: &JsValue) -> Result<Vec<u8>, JsValue> {
-        let chain = &self.inner()?.layout.chain;
+        let chain = self.whole_chunks()?;
         let bytes = typed_array_bytes(values, chain.data_type())?;
         let data = ArrayData::from_le_bytes(chain.data_type(), &bytes).map_err(js_error)?;
         chain.encode(&data).map_err(js_error)

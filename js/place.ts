@@ -1,0 +1,191 @@
+// Placing one chunk's box into an output: the one code that both the main thread (one-thread
+// reads) and the pool's workers run. The stored bytes are first freed of their bytes -> bytes
+// codecs by the compress module (where the chain has any), then either copied row by row
+// straight into the output (a chunk whose stored bytes are its values) or decoded by the
+// array's reader a tile at a time in wasm memory and copied run by run. No values are
+// computed here: the wasm does that.
+
+/** A typed array over a buffer, as the output types are. */
+export type TypedArray =
+  | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
+  | Float32Array | Float64Array;
+export type TypedArrayCtor = {
+  new (length: number): TypedArray;
+  new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): TypedArray;
+  BYTES_PER_ELEMENT: number;
+  readonly name: string;
+};
+
+const float16 = (globalThis as { Float16Array?: TypedArrayCtor }).Float16Array;
+
+/** Output constructors by name (what crosses to a worker) and by zarr data type. */
+const BY_NAME: Record<string, TypedArrayCtor | undefined> = {
+  Int8Array, Int16Array, Int32Array, BigInt64Array: globalThis.BigInt64Array as TypedArrayCtor,
+  Uint8Array, Uint16Array, Uint32Array, BigUint64Array: globalThis.BigUint64Array as TypedArrayCtor,
+  Float16Array: float16, Float32Array, Float64Array,
+};
+const BY_DATA_TYPE: Record<string, string> = {
+  int8: "Int8Array", int16: "Int16Array", int32: "Int32Array", int64: "BigInt64Array",
+  uint8: "Uint8Array", uint16: "Uint16Array", uint32: "Uint32Array", uint64: "BigUint64Array",
+  float16: "Float16Array", float32: "Float32Array", float64: "Float64Array",
+};
+
+/** The typed array constructor of this name (undefined: none in this engine). */
+export function typedArrayNamed(name: string): TypedArrayCtor | undefined {
+  return BY_NAME[name];
+}
+
+/** The typed array zarr.get gives for a data type (undefined: none in this engine). */
+export function typedArrayFor(dataType: string): TypedArrayCtor | undefined {
+  return BY_NAME[BY_DATA_TYPE[dataType] ?? ""];
+}
+
+/** Either reader the wasm modules export: ArrayReader (core) and DecodedReader (packing). */
+export interface TileReader {
+  readonly fallback: string | undefined;
+  readonly layoutJson: string;
+  setChunk(stored: Uint8Array, region: Uint32Array): number;
+  decodeTile(from: number, n: number): number;
+  /** Core only: whether stored bytes are the values themselves, checked by `checkChunk`. */
+  readonly storedAsValues?: boolean;
+  checkChunk?(byteLength: number, region: Uint32Array): number;
+  free(): void;
+}
+
+/** The compress module's decoder of one array's bytes -> bytes codecs. */
+export interface Decompressor {
+  decode(stored: Uint8Array): number;
+  readonly address: number;
+  free(): void;
+}
+
+/** Values per tile: large enough to amortise a call, small enough to stay in cache. */
+export const TILE_BYTES = 64 * 1024;
+
+/**
+ * The stored bytes without their bytes -> bytes codecs: a view of the compress module's
+ * memory, valid until its next call (so it is used before anything is awaited).
+ */
+export function unpack(decompressor: Decompressor | undefined, memory: WebAssembly.Memory | undefined, stored: Uint8Array): Uint8Array {
+  if (!decompressor) return stored;
+  const n = decompressor.decode(stored);
+  return new Uint8Array(memory!.buffer, decompressor.address, n);
+}
+
+/** Where a box's values go: runs of `runLength` values starting at `starts[r]` in `out`. */
+export interface Runs {
+  out: TypedArray;
+  runLength: number;
+  starts: Float64Array;
+}
+
+/** The runs of a box decoded into an array of its own (its C order). */
+export function boxRunsOf(out: TypedArray, runLength: number): Runs {
+  return { out, runLength, starts: Float64Array.from({ length: out.length / runLength }, (_, r) => r * runLength) };
+}
+
+/** C-order strides of a shape. */
+function stridesOf(shape: number[]): number[] {
+  return shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+}
+
+/** Per reader: the C-order strides of its (inner) chunks, when its stored bytes are values. */
+const plainChunks = new WeakMap<object, number[] | null>();
+
+function plainStrides(r: TileReader): number[] | null {
+  let strides = plainChunks.get(r);
+  if (strides === undefined) {
+    strides = null;
+    if (r.storedAsValues) {
+      const layout = JSON.parse(r.layoutJson) as { chunk_shape: number[]; shard: null | { chunk_shape: number[] } };
+      strides = stridesOf(layout.shard?.chunk_shape ?? layout.chunk_shape);
+    }
+    plainChunks.set(r, strides);
+  }
+  return strides;
+}
+
+/**
+ * Places the box `region` ((first, step, count) per dimension) of one chunk, whose bytes ->
+ * bytes codecs are already undone, into `to`'s runs. `memory` is the reader's module's.
+ */
+export function placeChunk(
+  r: TileReader,
+  memory: WebAssembly.Memory,
+  stored: Uint8Array,
+  region: Uint32Array,
+  Out: TypedArrayCtor,
+  to: Runs,
+): void {
+  if (placeStored(r, stored, region, Out, to)) return;
+  const total = r.setChunk(stored, region);
+  const tileLength = Math.max(1, Math.floor(TILE_BYTES / Out.BYTES_PER_ELEMENT));
+  const { out, runLength, starts } = to;
+  for (let from = 0; from < total; from += tileLength) {
+    const n = Math.min(tileLength, total - from);
+    // The call first: it may grow the memory, which replaces memory.buffer.
+    const address = r.decodeTile(from, n);
+    const tile = new Out(memory.buffer, address, n);
+    // Copy the tile's values run by run (a run may begin in an earlier tile).
+    let position = from;
+    while (position < from + n) {
+      const run = Math.floor(position / runLength);
+      const within = position - run * runLength;
+      const length = Math.min(runLength - within, from + n - position);
+      out.set(tile.subarray(position - from, position - from + length) as never, starts[run] + within);
+      position += length;
+    }
+  }
+}
+
+/**
+ * Where a chunk's stored bytes are its values (`bytes` alone, little endian: the wasm says so
+ * and checks the chunk's length and the box, with its own errors), copies the box's rows
+ * straight from them, with no pass through the reader. False where that does not apply.
+ */
+function placeStored(r: TileReader, stored: Uint8Array, region: Uint32Array, Out: TypedArrayCtor, to: Runs): boolean {
+  if (region.length === 0 || region[region.length - 2] !== 1) return false;
+  const strides = plainStrides(r);
+  if (!strides) return false;
+  const total = r.checkChunk!(stored.length, region);
+  // A typed view needs an aligned offset.
+  if (stored.byteOffset % Out.BYTES_PER_ELEMENT) stored = stored.slice();
+  const values = new Out(stored.buffer, stored.byteOffset, stored.byteLength / Out.BYTES_PER_ELEMENT);
+  const dims = region.length / 3;
+  const rowLength = region[region.length - 1];
+  const { out, runLength, starts } = to;
+  const index = new Array<number>(dims - 1).fill(0);
+  for (let done = 0; done < total; done += rowLength) {
+    let from = region[region.length - 3];
+    for (let k = 0; k < dims - 1; k++) from += (region[3 * k] + index[k] * region[3 * k + 1]) * strides[k];
+    // Runs are whole rows of the box (or several), so a row lies in one run.
+    const run = Math.floor(done / runLength);
+    out.set(values.subarray(from, from + rowLength) as never, starts[run] + done - run * runLength);
+    for (let k = dims - 2; k >= 0; k--) {
+      if (++index[k] < region[3 * k + 2]) break;
+      index[k] = 0;
+    }
+  }
+  return true;
+}
+
+/** `length` values of `Out`, each the value whose bytes are `fill` (bit for bit, NaN payloads too). */
+export function filled(Out: TypedArrayCtor, fill: Uint8Array, length: number): TypedArray {
+  const bytes = new Uint8Array(length * Out.BYTES_PER_ELEMENT);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = fill[i % fill.length];
+  return new Out(bytes.buffer, 0, length);
+}
+
+/** Writes a value (its bytes, `fill`) to the runs of `to`, a tile of copies at a time. */
+export function fillRuns(fill: Uint8Array, to: Runs): void {
+  const { out, runLength, starts } = to;
+  const Out = out.constructor as TypedArrayCtor;
+  const n = Math.max(1, Math.min(runLength, Math.floor(TILE_BYTES / Out.BYTES_PER_ELEMENT)));
+  const values = filled(Out, fill, n);
+  for (let r = 0; r < starts.length; r++) {
+    for (let done = 0; done < runLength; done += n) {
+      out.set(values.subarray(0, Math.min(n, runLength - done)) as never, starts[r] + done);
+    }
+  }
+}

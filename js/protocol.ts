@@ -1,0 +1,69 @@
+// The messages between the main thread and a pool worker (js/pool.ts <-> js/worker/decode-worker.ts),
+// written once for both sides.
+
+/** The wasm modules a worker may start. */
+export type ModuleKind = "core" | "packing" | "compress";
+
+/** Starts one module in a worker, from the module the main thread compiled. */
+export interface StartMessage {
+  op: "start";
+  kind: ModuleKind;
+  module: WebAssembly.Module;
+}
+
+/** One decode: one stored chunk, the box of it to read, and where the box's values go. */
+export interface Job {
+  /** The reader's module and the array it reads (`key`; `text`: its metadata text). */
+  kind: "core" | "packing";
+  key: number;
+  text: string;
+  /** The bytes -> bytes codecs the worker undoes (zarr v3 codec list as JSON), if any. */
+  codecs: string | undefined;
+  /** The size every (inner) chunk decodes to from them (-1 where it varies). */
+  chunkBytes: number;
+  /** Stored bytes (a copy goes to the worker; the caller's are never taken). */
+  stored: Uint8Array;
+  region: Uint32Array;
+  /** The output typed array's constructor name. */
+  type: string;
+  /** The shared output's buffer, or undefined for a transferred result. */
+  out: SharedArrayBuffer | undefined;
+  /** The assembled read the job belongs to (see `WorkerPool.assemble`), if any. */
+  read?: number;
+  runLength: number;
+  starts: Float64Array;
+}
+
+/** A job as posted: with the id its reply names. */
+export interface JobMessage extends Job {
+  op?: undefined;
+  job: number;
+}
+
+/**
+ * The messages of a read whose output one worker assembles: "begin" makes its output,
+ * "place" copies a box another worker decoded (or, with no buffer, writes the fill value to
+ * a missing chunk's runs), "end" hands the output over (replying to `job`), "abort" drops it.
+ */
+export type AssemblyMessage =
+  | { op: "begin"; read: number; type: string; length: number; fill: Uint8Array }
+  | { op: "place"; read: number; buffer?: ArrayBuffer; runLength: number; starts: Float64Array }
+  | { op: "abort"; read: number }
+  | { op: "end"; read: number; job: number };
+
+export type ToWorker = StartMessage | JobMessage | AssemblyMessage;
+
+/** An error as it crosses back. */
+export interface ErrorReply {
+  message: string;
+  name: string;
+  code?: string;
+}
+
+/** A worker's answer to a job or an "end": a buffer of values, or an error; `input` gives back the stored bytes' buffer. */
+export interface Reply {
+  job: number;
+  buffer?: ArrayBuffer;
+  input?: ArrayBuffer;
+  error?: ErrorReply;
+}

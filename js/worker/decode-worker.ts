@@ -1,0 +1,143 @@
+// A pool worker (see js/pool.ts): a Web Worker in browsers, a worker thread in Node. It starts
+// the package's wasm modules from the modules the main thread compiled, then decodes one
+// stored chunk per job with the same code as the one-thread read (js/place.ts): bytes ->
+// bytes codecs undone by the compress module, the box decoded by the array's reader, its
+// values written to a shared output, to an output this worker assembles, or to a buffer
+// sent back. scripts/build.mjs bundles this file (and what it imports) into one script that
+// the pool starts from a blob: URL or as a Node eval worker.
+import { initSync as initCore, ArrayReader } from "../wasm/zarr_wasm_codecs.js";
+import { initSync as initPacking, DecodedReader } from "../wasm/zarr_wasm_codecs_packing.js";
+import { initSync as initCompress, Decompressor } from "../wasm/zarr_wasm_codecs_compress.js";
+import { builtin, isNode } from "../node.js";
+import {
+  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, type TileReader,
+  type TypedArray, typedArrayNamed, unpack,
+} from "../place.js";
+import type { AssemblyMessage, ErrorReply, JobMessage, ModuleKind, Reply, ToWorker } from "../protocol.js";
+
+interface Port {
+  postMessage(message: Reply, transfer?: Transferable[]): void;
+}
+let port: Port;
+
+/** Per module: its memory, once the main thread has sent the module. */
+const memories: Partial<Record<ModuleKind, WebAssembly.Memory>> = {};
+const INIT = { core: initCore, packing: initPacking, compress: initCompress };
+
+/** Readers and decompressors by array key, most recently used last; a few are kept. */
+const KEEP = 16;
+const kept = new Map<string, TileReader | DecompressorLike>();
+
+function keep<T extends TileReader | DecompressorLike>(id: string, make: () => T): T {
+  let found = kept.get(id) as T | undefined;
+  if (found) kept.delete(id);
+  else found = make();
+  kept.set(id, found);
+  while (kept.size > KEEP) {
+    const [oldest, r] = kept.entries().next().value!;
+    kept.delete(oldest);
+    r.free();
+  }
+  return found;
+}
+
+function readerFor(job: JobMessage): TileReader {
+  return keep(`${job.kind}:${job.key}`, () => {
+    const r: TileReader = job.kind === "core" ? new ArrayReader(job.text) : new DecodedReader(job.text);
+    if (r.fallback !== undefined) {
+      r.free();
+      throw Object.assign(new Error(r.fallback), { code: "INVALID_METADATA" });
+    }
+    return r;
+  });
+}
+
+function decompressorFor(job: JobMessage): DecompressorLike | undefined {
+  if (job.codecs === undefined) return undefined;
+  const codecs = job.codecs;
+  return keep(`compress:${job.kind}:${job.key}`, () => new Decompressor(codecs, job.chunkBytes));
+}
+
+/** Outputs this worker assembles, by read (reads with no shared output). */
+const outputs = new Map<number, { out: TypedArray; fill: Uint8Array }>();
+
+/**
+ * Decodes the box of one stored chunk and writes its values to the shared output or to an
+ * output this worker assembles, or into a new buffer in the box's C order, which is returned.
+ */
+function decode(job: JobMessage): ArrayBuffer | undefined {
+  const Out = typedArrayNamed(job.type)!;
+  const r = readerFor(job);
+  const stored = unpack(decompressorFor(job), memories.compress, job.stored);
+  const shared = job.out ? new Out(job.out) : outputs.get(job.read ?? -1)?.out;
+  if (shared) {
+    placeChunk(r, memories[job.kind]!, stored, job.region, Out, { out: shared, runLength: job.runLength, starts: job.starts });
+    return undefined;
+  }
+  const box = new Out(job.runLength * job.starts.length);
+  placeChunk(r, memories[job.kind]!, stored, job.region, Out, boxRunsOf(box, job.runLength));
+  return box.buffer as ArrayBuffer;
+}
+
+function assemble(message: AssemblyMessage): void {
+  const entry = outputs.get(message.read);
+  switch (message.op) {
+    case "begin":
+      outputs.set(message.read, { out: new (typedArrayNamed(message.type)!)(message.length), fill: message.fill });
+      return;
+    case "place": {
+      if (!entry) return;
+      const to: Runs = { out: entry.out, runLength: message.runLength, starts: message.starts };
+      if (!message.buffer) return fillRuns(entry.fill, to);
+      const values = new (entry.out.constructor as typeof Uint8Array)(message.buffer);
+      for (let r = 0; r < message.starts.length; r++) {
+        entry.out.set(values.subarray(r * message.runLength, (r + 1) * message.runLength) as never, message.starts[r]);
+      }
+      return;
+    }
+    case "abort":
+      outputs.delete(message.read);
+      return;
+    case "end": {
+      outputs.delete(message.read);
+      const buffer = entry?.out.buffer as ArrayBuffer | undefined;
+      const error = buffer ? undefined : { message: "the read's output is gone", name: "Error", code: "WORKER_LOST" };
+      port.postMessage({ job: message.job, buffer, error }, buffer ? [buffer] : []);
+    }
+  }
+}
+
+function errorOf(e: unknown): ErrorReply {
+  if (e instanceof Error) return { message: e.message, name: e.name, code: (e as { code?: string }).code };
+  return { message: String(e), name: "Error" };
+}
+
+function handle(message: ToWorker): void {
+  if (message.op === "start") {
+    memories[message.kind] = INIT[message.kind]({ module: message.module }).memory;
+    return;
+  }
+  if (message.op) return assemble(message);
+  // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into.
+  const input = message.stored.buffer as ArrayBuffer;
+  try {
+    const buffer = decode(message);
+    port.postMessage({ job: message.job, buffer, input }, buffer ? [buffer, input] : [input]);
+  } catch (e) {
+    port.postMessage({ job: message.job, error: errorOf(e), input }, [input]);
+  }
+}
+
+if (isNode) {
+  // A worker thread's port holds messages until a listener is added.
+  void builtin<{ parentPort: Port & { on(event: "message", f: (m: ToWorker) => void): void } }>("worker_threads").then(
+    (threads) => {
+      port = threads.parentPort;
+      threads.parentPort.on("message", handle);
+    },
+  );
+} else {
+  const self = globalThis as unknown as Port & { onmessage: (event: { data: ToWorker }) => void };
+  port = self;
+  self.onmessage = (event) => handle(event.data);
+}

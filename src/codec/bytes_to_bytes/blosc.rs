@@ -1,0 +1,304 @@
+//! The blosc 1 container, as c-blosc 1.x (numcodecs' `blosc`) writes it. The format is
+//! c-blosc's README_HEADER.rst (README_CHUNK_FORMAT.rst in later releases); where that text
+//! is silent, c-blosc 1.21's blosc.c decides. The code is this package's own.
+//!
+//! A chunk is a 16-byte header, all integers little-endian:
+//!
+//! | byte  | field                                                   |
+//! |-------|---------------------------------------------------------|
+//! | 0     | format version (2)                                      |
+//! | 1     | version of the compressor's format (1)                  |
+//! | 2     | flags (below)                                           |
+//! | 3     | type size, 1 to 255                                     |
+//! | 4..8  | `nbytes`, the decoded size                              |
+//! | 8..12 | `blocksize`, the decoded size of each block but the last |
+//! | 12..16| `cbytes`, the chunk's whole size, header included        |
+//!
+//! Flags: 0x01 byte shuffle, 0x02 stored uncompressed ("memcpyed": the decoded bytes follow
+//! the header, unfiltered), 0x04 bitshuffle, 0x08 reserved (zero), 0x10 blocks not split,
+//! and in the top three bits the compressor: 0 blosclz, 1 lz4 (lz4 and lz4hc), 2 snappy,
+//! 3 zlib, 4 zstd.
+//!
+//! Otherwise a table of one 32-bit start per block follows the header, each an offset from
+//! the chunk's start. At a block's start come its streams, each a 32-bit compressed size and
+//! that many bytes; a stream whose compressed size equals its decoded size is stored raw. A
+//! block is one stream, or `typesize` streams of equal size (one per byte of the type, after
+//! shuffling) when the split flag is clear, the type size is at most 16, the block holds at
+//! least 128 elements and it is not the last, partial, block. The streams decode to the
+//! block shuffled (or bitshuffled) as a whole; see [`super::shuffle`] for the layouts and for
+//! which blocks are filtered.
+
+use super::shuffle::{bitunshuffle, unshuffle};
+use super::{blosclz, check_declared, deflate, lz4, zstd};
+use crate::error::{Error, Result};
+
+const NAME: &str = "blosc";
+
+const HEADER: usize = 16;
+const DOSHUFFLE: u8 = 0x01;
+const MEMCPYED: u8 = 0x02;
+const DOBITSHUFFLE: u8 = 0x04;
+const RESERVED: u8 = 0x08;
+const DONT_SPLIT: u8 = 0x10;
+/// c-blosc splits blocks only for type sizes up to this...
+const MAX_SPLITS: usize = 16;
+/// ...and blocks of at least this many elements.
+const MIN_SPLIT_ELEMENTS: usize = 128;
+/// The largest sizes c-blosc 1.x reads (its sizes are signed 32-bit).
+const MAX_BUFFERSIZE: usize = i32::MAX as usize - HEADER;
+const MAX_BLOCKSIZE: usize = (i32::MAX as usize - 255 * 4) / 3;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Compressor {
+    BloscLz,
+    Lz4,
+    Zlib,
+    Zstd,
+}
+
+fn corrupt(message: impl Into<String>) -> Error {
+    Error::corrupt(NAME, message)
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<usize> {
+    let word = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]) as usize)
+}
+
+/// Decodes one blosc 1 chunk. `expected`: the size the output must have, if known; without
+/// it the output may not exceed `limit` bytes. A header declaring another size is refused
+/// before anything is allocated.
+pub fn decode(input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec<u8>> {
+    let Some(header) = input.get(..HEADER) else {
+        return Err(corrupt(format!(
+            "{} bytes are too few for the 16-byte blosc header",
+            input.len()
+        )));
+    };
+    let (version, versionlz, flags, typesize) = (header[0], header[1], header[2], header[3]);
+    let nbytes = u32_at(header, 4).unwrap_or(0);
+    let blocksize = u32_at(header, 8).unwrap_or(0);
+    let cbytes = u32_at(header, 12).unwrap_or(0);
+    check_declared(NAME, nbytes, expected, limit)?;
+    if cbytes != input.len() {
+        return Err(corrupt(format!(
+            "the header says the chunk has {cbytes} bytes, but it has {}",
+            input.len()
+        )));
+    }
+    if version != 2 {
+        return Err(corrupt(format!(
+            "blosc format version {version}: only version 2 (blosc 1.x) is read"
+        )));
+    }
+    if flags & RESERVED != 0 {
+        return Err(corrupt("the header sets the reserved flag 0x08"));
+    }
+    if nbytes > MAX_BUFFERSIZE {
+        return Err(corrupt(format!(
+            "the header's size, {nbytes} bytes, is over blosc's limit"
+        )));
+    }
+    if nbytes == 0 {
+        return Ok(Vec::new());
+    }
+    if typesize == 0 || blocksize == 0 || blocksize > nbytes || blocksize > MAX_BLOCKSIZE {
+        return Err(corrupt(format!(
+            "invalid header: type size {typesize}, block size {blocksize} for {nbytes} bytes"
+        )));
+    }
+    if flags & MEMCPYED != 0 {
+        // Stored as is: no filter was applied, whatever the shuffle flags say.
+        return match input.get(HEADER..) {
+            Some(data) if data.len() == nbytes => Ok(data.to_vec()),
+            _ => Err(corrupt(format!(
+                "an uncompressed chunk of {nbytes} bytes must be {} bytes long, not {}",
+                nbytes + HEADER,
+                input.len()
+            ))),
+        };
+    }
+    let compressor = match (flags >> 5, versionlz) {
+        (0, 1) => Compressor::BloscLz,
+        (1, 1) => Compressor::Lz4,
+        (3, 1) => Compressor::Zlib,
+        (4, 1) => Compressor::Zstd,
+        (2, _) => {
+            return Err(corrupt(
+                "the chunk is compressed with snappy, which is not read",
+            ))
+        }
+        (code @ 0..=4, v) => {
+            return Err(corrupt(format!(
+                "compressor {code}: format version {v} is not one blosc 1.x writes"
+            )))
+        }
+        (code, _) => return Err(corrupt(format!("unknown compressor code {code}"))),
+    };
+    let chunk = Chunk {
+        input,
+        compressor,
+        typesize: usize::from(typesize),
+        blocksize,
+        flags,
+    };
+    // With `expected` the output's size is known to be right: allocated at once. Without it,
+    // the header's size is only believed as far as the blocks decode: a few bytes declaring
+    // a gigabyte fail at their first stream, not after allocating it.
+    let capacity = match expected {
+        Some(n) => n,
+        None => nbytes.min(input.len().saturating_mul(8).max(1 << 16)),
+    };
+    chunk.decode(nbytes, capacity)
+}
+
+/// What decoding a compressed (not memcpyed) chunk needs of its header.
+struct Chunk<'a> {
+    input: &'a [u8],
+    compressor: Compressor,
+    typesize: usize,
+    blocksize: usize,
+    flags: u8,
+}
+
+/// How a block's streams decode to its bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Filter {
+    None,
+    Shuffle,
+    BitShuffle,
+}
+
+impl Chunk<'_> {
+    fn decode(&self, nbytes: usize, capacity: usize) -> Result<Vec<u8>> {
+        let nblocks = nbytes.div_ceil(self.blocksize);
+        let table_end = nblocks
+            .checked_mul(4)
+            .and_then(|n| n.checked_add(HEADER))
+            .filter(|&end| end <= self.input.len())
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "the chunk is too short for its table of {nblocks} block starts"
+                ))
+            })?;
+        // Each block's extent in the input, to check that they tile the data exactly.
+        let mut extents = Vec::with_capacity(nblocks);
+        let mut out = Vec::with_capacity(capacity);
+        let mut scratch = Vec::new();
+        for index in 0..nblocks {
+            let begin = out.len();
+            let len = self.blocksize.min(nbytes - begin);
+            out.resize(begin + len, 0);
+            let block = &mut out[begin..];
+            let start = u32_at(self.input, HEADER + 4 * index).unwrap_or(0);
+            if start < table_end || start >= self.input.len() {
+                return Err(corrupt(format!(
+                    "block {index} starts at byte {start}, outside the chunk's data ({table_end} to {})",
+                    self.input.len()
+                )));
+            }
+            let end = self.block(index, start, block, &mut scratch)?;
+            extents.push((start, end));
+        }
+        extents.sort_unstable();
+        let mut at = table_end;
+        for &(start, end) in &extents {
+            if start != at {
+                return Err(corrupt(
+                    "the block starts do not tile the chunk (overlapping blocks or gaps)",
+                ));
+            }
+            at = end;
+        }
+        if at != self.input.len() {
+            return Err(corrupt(format!(
+                "{} bytes follow the chunk's last block",
+                self.input.len() - at
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Decodes block `index`, whose streams start at `start`, into `block`. Returns where its
+    /// streams end.
+    fn block(
+        &self,
+        index: usize,
+        start: usize,
+        block: &mut [u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let len = block.len();
+        let partial = len < self.blocksize;
+        let t = self.typesize;
+        let filter = if self.flags & DOSHUFFLE != 0 && t > 1 {
+            Filter::Shuffle
+        } else if self.flags & DOBITSHUFFLE != 0 && len >= t && (len / t).is_multiple_of(8) {
+            // Other element counts c-blosc leaves unfiltered.
+            Filter::BitShuffle
+        } else {
+            Filter::None
+        };
+        let streams = if self.flags & DONT_SPLIT == 0
+            && t <= MAX_SPLITS
+            && len / t >= MIN_SPLIT_ELEMENTS
+            && !partial
+        {
+            t
+        } else {
+            1
+        };
+        if !len.is_multiple_of(streams) {
+            return Err(corrupt(format!(
+                "block {index} of {len} bytes does not split into {streams} equal streams"
+            )));
+        }
+        let target: &mut [u8] = if filter == Filter::None {
+            block
+        } else {
+            scratch.resize(len, 0);
+            &mut scratch[..]
+        };
+        let mut at = start;
+        for part in target.chunks_exact_mut(len / streams) {
+            at = self.stream(index, at, part)?;
+        }
+        match filter {
+            Filter::None => {}
+            Filter::Shuffle => unshuffle(t, scratch, block),
+            Filter::BitShuffle => bitunshuffle(t, scratch, block),
+        }
+        Ok(at)
+    }
+
+    /// Decodes the stream at `at` (its size, then its bytes) into `part`, which it must fill.
+    /// Returns where the stream ends.
+    fn stream(&self, index: usize, at: usize, part: &mut [u8]) -> Result<usize> {
+        let csize = u32_at(self.input, at).ok_or_else(|| {
+            corrupt(format!(
+                "block {index}: a stream's size lies past the chunk's end"
+            ))
+        })?;
+        let from = at + 4;
+        let data = from
+            .checked_add(csize)
+            .and_then(|end| self.input.get(from..end))
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "block {index}: a stream of {csize} bytes at byte {from} runs past the chunk's end"
+                ))
+            })?;
+        if csize == part.len() {
+            part.copy_from_slice(data);
+        } else {
+            match self.compressor {
+                Compressor::BloscLz => blosclz::decompress(data, part)
+                    .map_err(|e| corrupt(format!("block {index}: {e}")))?,
+                Compressor::Lz4 => lz4::block_into(data, part, NAME)?,
+                Compressor::Zlib => deflate::zlib_into(data, part, NAME)?,
+                Compressor::Zstd => zstd::decode_into(data, part, NAME)?,
+            }
+        }
+        Ok(from + csize)
+    }
+}

@@ -1,0 +1,192 @@
+//! blosclz, c-blosc's own LZ77 compressor (a descendant of FastLZ): the decoder of one stream.
+//!
+//! A stream is a run of tokens, each starting with a control byte `c`:
+//! - `c < 32`: a literal, the next `c + 1` bytes copied as they are. The first token is always
+//!   a literal, and only the low 5 bits of the stream's first byte count.
+//! - `c >= 32`: a match, a copy of earlier output. Its length is `(c >> 5) + 2`; when
+//!   `c >> 5` is 7, bytes follow that add to it, each 255 announcing another. Then one byte
+//!   `d`: the copy starts `((c & 31) << 8) + d + 1` bytes back. If that byte and the low 5
+//!   bits are all ones, two more bytes follow, a big-endian `m`, and the copy starts
+//!   `m + 8192` bytes back instead.
+//!
+//! A copy may overlap its own output (a distance shorter than the length repeats the last
+//! `distance` bytes). The stream ends with its last token; it must fill the output exactly.
+//! (Format learnt from c-blosc's blosc/blosclz.c; the code is this package's own.)
+
+/// Added to the 16-bit distance of the long form (distances up to 8192 fit the short one).
+const FAR_BIAS: usize = 8192;
+
+/// Decodes one blosclz stream, which must fill `out` exactly. The error says what is wrong.
+pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<(), &'static str> {
+    const TRUNCATED: &str = "the blosclz stream is truncated";
+    const TOO_LONG: &str = "the blosclz stream decodes to more bytes than its block has";
+    let Some((&first, _)) = input.split_first() else {
+        return Err("the blosclz stream is empty");
+    };
+    let mut ctrl = usize::from(first & 31);
+    let mut ip = 1;
+    let mut op = 0;
+    loop {
+        if ctrl < 32 {
+            let n = ctrl + 1;
+            let wide = input.get(ip..).and_then(<[u8]>::first_chunk::<32>);
+            if let (Some(from), Some(to)) = (
+                wide,
+                out.get_mut(op..).and_then(<[u8]>::first_chunk_mut::<32>),
+            ) {
+                // Away from the ends, a fixed 32 bytes (the longest literal) copy faster than
+                // `n`; what lies past `n` is overwritten by the tokens that follow.
+                *to = *from;
+            } else {
+                let literal = input.get(ip..ip + n).ok_or(TRUNCATED)?;
+                out.get_mut(op..op + n)
+                    .ok_or(TOO_LONG)?
+                    .copy_from_slice(literal);
+            }
+            ip += n;
+            op += n;
+        } else {
+            let mut len = (ctrl >> 5) + 2;
+            if len == 9 {
+                loop {
+                    let more = *input.get(ip).ok_or(TRUNCATED)?;
+                    ip += 1;
+                    len += usize::from(more);
+                    if more != 255 {
+                        break;
+                    }
+                }
+            }
+            let low = *input.get(ip).ok_or(TRUNCATED)?;
+            ip += 1;
+            let high = ctrl & 31;
+            let distance = if low == 255 && high == 31 {
+                let far = input.get(ip..ip + 2).ok_or(TRUNCATED)?;
+                ip += 2;
+                (usize::from(far[0]) << 8 | usize::from(far[1])) + FAR_BIAS
+            } else {
+                (high << 8) + usize::from(low) + 1
+            };
+            if distance > op {
+                return Err("a blosclz match reaches before the start of its block");
+            }
+            if len > out.len() - op {
+                return Err(TOO_LONG);
+            }
+            copy_match(out, op, distance, len);
+            op += len;
+        }
+        match input.get(ip) {
+            Some(&c) => {
+                ctrl = usize::from(c);
+                ip += 1;
+            }
+            None => break,
+        }
+    }
+    if op != out.len() {
+        return Err("the blosclz stream decodes to fewer bytes than its block has");
+    }
+    Ok(())
+}
+
+/// Copies `len` bytes to `out[op..]` from `distance` bytes back, as a byte-by-byte forward
+/// copy would (so an overlapping copy repeats a pattern). The caller has checked that
+/// `distance <= op` and `op + len <= out.len()`.
+#[inline]
+fn copy_match(out: &mut [u8], op: usize, distance: usize, len: usize) {
+    let from = op - distance;
+    if out.len() - op >= len + 8 {
+        // Most matches are short: 8 bytes at a time, up to 7 bytes past the match, which
+        // later tokens overwrite. Each 8 bytes copy from at least 8 bytes back, so from
+        // bytes already written: from `distance` back, or for a shorter distance, once the
+        // first 8 bytes are written one by one, from the multiple of it that is 8 to 14.
+        let step = if distance >= 8 {
+            distance
+        } else {
+            for i in 0..8 {
+                out[op + i] = out[from + i];
+            }
+            distance * 8usize.div_ceil(distance)
+        };
+        let mut done = if distance >= 8 { 0 } else { 8 };
+        while done < len {
+            let at = op + done;
+            out.copy_within(at - step..at - step + 8, at);
+            done += 8;
+        }
+    } else if distance >= len {
+        out.copy_within(from..from + len, op);
+    } else if distance == 1 {
+        let byte = out[from];
+        out[op..op + len].fill(byte);
+    } else {
+        // Whole periods at a time, doubling: once `done` bytes (a multiple of `distance`)
+        // are written, `out[from..op + done]` is periodic, so the next `done + distance`
+        // bytes copy from `from` without overlapping their source.
+        let mut done = 0;
+        while done < len {
+            let n = (done + distance).min(len - done);
+            out.copy_within(from..from + n, op + done);
+            done += n;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_matches() {
+        // A 3-byte literal "abc", a match of length 3 one byte back ("ccc"), then a match
+        // of length 4 six bytes back ("abcc"), then a 1-byte literal "z".
+        let stream = [2, b'a', b'b', b'c', 0x20, 0, 0x40, 5, 0, b'z'];
+        let mut out = [0u8; 11];
+        decompress(&stream, &mut out).unwrap();
+        assert_eq!(&out, b"abccccabccz");
+    }
+
+    #[test]
+    fn long_match_and_far_distance() {
+        // 9000 literal bytes, then a match of the first 9 bytes from 9000 back (the long
+        // form: 9000 - 8192 = 808).
+        let mut stream = Vec::new();
+        let mut plain = Vec::new();
+        for chunk in 0..(9000 / 30) {
+            stream.push(29);
+            for i in 0..30 {
+                let b = (chunk * 7 + i * 13) as u8;
+                stream.push(b);
+                plain.push(b);
+            }
+        }
+        stream.extend_from_slice(&[
+            0xe0 | 31,
+            0,
+            255,
+            808u16.to_be_bytes()[0],
+            808u16.to_be_bytes()[1],
+        ]);
+        plain.extend_from_within(0..9);
+        let mut out = vec![0u8; plain.len()];
+        decompress(&stream, &mut out).unwrap();
+        assert_eq!(out, plain);
+    }
+
+    #[test]
+    fn bad_streams() {
+        let mut out = [0u8; 8];
+        assert!(decompress(&[], &mut out).is_err());
+        // A literal longer than the input.
+        assert!(decompress(&[7, 1, 2], &mut out).is_err());
+        // A match before the start.
+        assert!(decompress(&[0, 1, 0x20, 5], &mut out).is_err());
+        // Too long for the output.
+        assert!(decompress(&[0, 1, 0xe0, 10, 0], &mut out).is_err());
+        // Too short for the output.
+        assert!(decompress(&[0, 1, 0x20, 0], &mut out).is_err());
+        decompress(&[0, 1, 0xa0, 0], &mut out).unwrap();
+        assert_eq!(out, [1; 8]);
+    }
+}

@@ -1,0 +1,537 @@
+//! An array's zarr.json, read exactly, split into what this package decodes in wasm and what
+//! the JavaScript read and write path does around it: the chunk grid and chunk keys, the
+//! bytes -> bytes codecs (run through zarrita's registry), and sharding's shard index.
+//!
+//! The chain handed to wasm is the array -> array codecs and the array -> bytes codec of one
+//! chunk (an inner chunk when the array is sharded). A layout this path cannot run (a codec
+//! such as `transpose`, a data type with no typed array, another chunk grid) is reported as
+//! [`Opened::Unsupported`] with the reason, and the reader falls back to zarrita.
+
+pub mod v2;
+
+use crate::array::ArrayData;
+use crate::codec::bytes_to_bytes::BytesChain;
+use crate::codec::region::{transposed_strides, Span};
+use crate::codec::{codec_name_and_config, parse_shape, Chain, Endian};
+use crate::dtype::{DataType, Scalar};
+use crate::error::{quoted, Error, Result};
+use crate::json::{Map, Value};
+
+/// How chunk coordinates become store keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyEncoding {
+    /// `"default"` (keys `c/0/1`) or `"v2"` (keys `0.1`).
+    pub v2: bool,
+    pub separator: String,
+}
+
+/// Sharding's inner chunks and shard index.
+#[derive(Debug, Clone)]
+pub struct ShardLayout {
+    pub inner_chunk_shape: Vec<usize>,
+    pub index_endian: Endian,
+    /// The index's bytes -> bytes codecs (e.g. crc32c), in encode order.
+    pub index_compressors: Vec<Value>,
+    pub index_at_end: bool,
+}
+
+/// What a read needs to find, fetch and decode an array's chunks.
+#[derive(Debug, Clone)]
+pub struct ArrayLayout {
+    pub shape: Vec<u64>,
+    /// The chunk grid's chunk shape (a shard's shape when sharded).
+    pub grid_chunk_shape: Vec<usize>,
+    pub key: KeyEncoding,
+    /// The (inner) chunk's array -> array and array -> bytes codecs.
+    pub chain: Chain,
+    /// The (inner) chunk's bytes -> bytes codecs, in encode order.
+    pub compressors: Vec<Value>,
+    /// A `transpose` codec's order: stored dimension `i` is the array's dimension `order[i]`
+    /// (zarr v2's order "F" is the reversed axes). The other codecs are element-wise, so the
+    /// chain decodes as if it were not there and only where elements lie changes.
+    pub order: Option<Vec<usize>>,
+    pub shard: Option<ShardLayout>,
+}
+
+/// An array's metadata, read.
+#[derive(Debug, Clone)]
+pub enum Opened {
+    Layout(Box<ArrayLayout>),
+    /// Metadata this path does not run, and why.
+    Unsupported(String),
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::InvalidMetadata {
+        message: message.into(),
+    }
+}
+
+/// An array's metadata as zarr v3 zarr.json: a zarr.json as it is, or, for a zarr v2 array,
+/// the text the JavaScript side builds from its files, `{"zarr_format": 2, "zarray": {...},
+/// "zattrs": {...}}`, translated ([`v2::to_v3`]).
+pub fn normalise(meta: Value) -> Result<Value> {
+    match meta.get("zarray") {
+        Some(zarray) => v2::to_v3(zarray, meta.get("zattrs")),
+        None => Ok(meta),
+    }
+}
+
+/// Reads a zarr v3 array's zarr.json.
+pub fn open(meta: &Value) -> Result<Opened> {
+    let field = |name: &str| {
+        meta.get(name)
+            .ok_or_else(|| invalid(format!("zarr.json has no {}", quoted(name))))
+    };
+    if meta.get("zarr_format").and_then(Value::as_u64) != Some(3) {
+        return Ok(Opened::Unsupported("not a zarr v3 array".into()));
+    }
+    if field("node_type")?.as_str() != Some("array") {
+        return Err(invalid(
+            "zarr.json is not an array's (node_type is not \"array\")",
+        ));
+    }
+    let data_type = field("data_type")?;
+    match DataType::from_json(data_type) {
+        Err(e @ (Error::UnknownDataType { .. } | Error::UnsupportedDataType { .. })) => {
+            return Ok(Opened::Unsupported(e.to_string()))
+        }
+        other => other?,
+    };
+    let shape: Vec<u64> = match field("shape")? {
+        Value::Array(dims) => dims
+            .iter()
+            .map(|d| {
+                d.as_u64().ok_or_else(|| {
+                    invalid(format!("shape entry {d} is not a non-negative integer"))
+                })
+            })
+            .collect::<Result<_>>()?,
+        other => return Err(invalid(format!("shape must be a list, got {other}"))),
+    };
+    let grid = field("chunk_grid")?;
+    if grid.get("name").and_then(Value::as_str) != Some("regular") {
+        return Ok(Opened::Unsupported(format!("chunk grid {grid}")));
+    }
+    let grid_chunk_shape = parse_shape(
+        grid.at(&["configuration", "chunk_shape"])
+            .ok_or_else(|| invalid("the regular chunk grid has no chunk_shape"))?,
+    )?;
+    if grid_chunk_shape.len() != shape.len() || grid_chunk_shape.contains(&0) && !shape.contains(&0)
+    {
+        return Err(invalid("the chunk shape does not match the array's shape"));
+    }
+    let Some(key) = key_encoding(meta.get("chunk_key_encoding"))? else {
+        return Ok(Opened::Unsupported("chunk key encoding".into()));
+    };
+    let fill = meta.get("fill_value").unwrap_or(&Value::Null);
+    let codecs = field("codecs")?
+        .as_array()
+        .ok_or_else(|| invalid("codecs must be a list"))?;
+
+    let sharding = codecs
+        .iter()
+        .position(|c| c.get("name").and_then(Value::as_str) == Some("sharding_indexed"));
+    let (chunk_codecs, chunk_shape, shard) = match sharding {
+        None => (codecs.as_slice(), grid_chunk_shape.clone(), None),
+        Some(0) if codecs.len() == 1 => {
+            let config = codecs[0]
+                .get("configuration")
+                .ok_or_else(|| invalid("sharding_indexed has no configuration"))?;
+            let inner = parse_shape(
+                config
+                    .get("chunk_shape")
+                    .ok_or_else(|| invalid("sharding_indexed has no chunk_shape"))?,
+            )?;
+            let divides = inner.len() == grid_chunk_shape.len()
+                && inner
+                    .iter()
+                    .zip(&grid_chunk_shape)
+                    .all(|(&i, &g)| i > 0 && g % i == 0);
+            if !divides {
+                return Err(invalid(
+                    "sharding_indexed's chunk_shape must divide the shard shape",
+                ));
+            }
+            let Some((index_endian, index_compressors)) = index_codecs(config.get("index_codecs"))?
+            else {
+                return Ok(Opened::Unsupported("shard index codecs".into()));
+            };
+            let index_at_end = match config.get("index_location").and_then(Value::as_str) {
+                None | Some("end") => true,
+                Some("start") => false,
+                Some(other) => return Err(invalid(format!("index_location {}", quoted(other)))),
+            };
+            let inner_codecs = config
+                .get("codecs")
+                .and_then(Value::as_array)
+                .ok_or_else(|| invalid("sharding_indexed has no codecs list"))?;
+            let shard = ShardLayout {
+                inner_chunk_shape: inner.clone(),
+                index_endian,
+                index_compressors,
+                index_at_end,
+            };
+            (inner_codecs.as_slice(), inner, Some(shard))
+        }
+        Some(_) => return Ok(Opened::Unsupported("codecs around sharding_indexed".into())),
+    };
+    let Some((chain_codecs, compressors, order)) = split_codecs(chunk_codecs, chunk_shape.len())?
+    else {
+        return Ok(Opened::Unsupported(format!(
+            "a codec this package does not decode in place among {}",
+            Value::Array(chunk_codecs.to_vec())
+        )));
+    };
+    let chain = Chain::new(data_type, fill, &Value::Array(chain_codecs), &chunk_shape)?;
+    Ok(Opened::Layout(Box::new(ArrayLayout {
+        shape,
+        grid_chunk_shape,
+        key,
+        chain,
+        compressors,
+        order,
+        shard,
+    })))
+}
+
+/// The chunk key encoding; `None` for one this path does not know.
+fn key_encoding(value: Option<&Value>) -> Result<Option<KeyEncoding>> {
+    let Some(value) = value else {
+        return Ok(Some(KeyEncoding {
+            v2: false,
+            separator: "/".into(),
+        }));
+    };
+    let v2 = match value.get("name").and_then(Value::as_str) {
+        Some("default") => false,
+        Some("v2") => true,
+        _ => return Ok(None),
+    };
+    let separator = match value.at(&["configuration", "separator"]) {
+        None | Some(Value::Null) => if v2 { "." } else { "/" }.to_string(),
+        Some(Value::String(s)) if s == "/" || s == "." => s.clone(),
+        Some(other) => return Err(invalid(format!("chunk key separator {other}"))),
+    };
+    Ok(Some(KeyEncoding { v2, separator }))
+}
+
+/// Splits a chunk's codec list into the chain this package runs (its array -> array codecs
+/// and `bytes`), the bytes -> bytes codecs after it, and a `transpose`'s order; `None` when
+/// the list holds an array -> array or array -> bytes codec this path does not run in place.
+#[allow(clippy::type_complexity)]
+fn split_codecs(
+    codecs: &[Value],
+    ndim: usize,
+) -> Result<Option<(Vec<Value>, Vec<Value>, Option<Vec<usize>>)>> {
+    let mut chain = Vec::new();
+    let mut order = None;
+    for (i, codec) in codecs.iter().enumerate() {
+        let (name, config) = codec_name_and_config(codec)?;
+        match name {
+            "scale_offset" | "cast_value" => chain.push(codec.clone()),
+            "transpose" if order.is_none() => match transpose_order(config, ndim)? {
+                Some(o) => order = Some(o),
+                None => return Ok(None),
+            },
+            "bytes" => {
+                chain.push(codec.clone());
+                return Ok(Some((chain, codecs[i + 1..].to_vec(), order)));
+            }
+            _ => return Ok(None),
+        }
+    }
+    // No array -> bytes codec: zarrita (which wrote such arrays with zarr.create) reads them
+    // as little-endian bytes.
+    chain.push(Value::object([
+        ("name", Value::from("bytes")),
+        (
+            "configuration",
+            Value::object([("endian", Value::from("little"))]),
+        ),
+    ]));
+    Ok(Some((chain, Vec::new(), order)))
+}
+
+/// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,
+/// which changes nothing.
+fn transpose_order(config: Option<&Value>, ndim: usize) -> Result<Option<Vec<usize>>> {
+    let bad = || invalid("transpose's order must be a permutation of the dimensions");
+    let list = config
+        .and_then(|c| c.get("order"))
+        .and_then(Value::as_array)
+        .ok_or_else(bad)?;
+    let order: Vec<usize> = list
+        .iter()
+        .map(|v| v.as_u64().map(|d| d as usize).ok_or_else(bad))
+        .collect::<Result<_>>()?;
+    let mut seen = vec![false; ndim];
+    if order.len() != ndim
+        || !order
+            .iter()
+            .all(|&d| d < ndim && !std::mem::replace(&mut seen[d], true))
+    {
+        return Err(bad());
+    }
+    Ok(order
+        .iter()
+        .enumerate()
+        .any(|(i, &d)| i != d)
+        .then_some(order))
+}
+
+/// The shard index's codecs: `bytes` (its endian) and then bytes -> bytes codecs.
+fn index_codecs(value: Option<&Value>) -> Result<Option<(Endian, Vec<Value>)>> {
+    let default = [Value::object([
+        ("name", Value::from("bytes")),
+        (
+            "configuration",
+            Value::object([("endian", Value::from("little"))]),
+        ),
+    ])];
+    let list = match value {
+        None => &default[..],
+        Some(Value::Array(list)) => list.as_slice(),
+        Some(other) => return Err(invalid(format!("index_codecs must be a list, got {other}"))),
+    };
+    let Some((first, rest)) = list.split_first() else {
+        return Err(invalid("index_codecs is empty"));
+    };
+    let (name, config) = codec_name_and_config(first)?;
+    if name != "bytes" {
+        return Ok(None);
+    }
+    let bytes = crate::codec::Bytes::new(config, DataType::UInt64)?;
+    Ok(Some((bytes.endian(), rest.to_vec())))
+}
+
+/// A JSON text a JavaScript `JSON.parse` reads without rounding: integers beyond 2^53 in the
+/// fill value and in codec configurations become decimal strings (which every scalar in them
+/// accepts), everything else stays as written.
+pub fn exact_for_javascript(meta: &Value) -> Value {
+    let Value::Object(map) = meta else {
+        return meta.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in map.iter() {
+        let value = match key.as_str() {
+            "fill_value" | "codecs" => big_integers_as_strings(value),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), value);
+    }
+    Value::Object(out)
+}
+
+fn big_integers_as_strings(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => {
+            let text = n.as_str();
+            let integer = !text.contains(['.', 'e', 'E']);
+            let digits = text.trim_start_matches('-');
+            // 2^53 has 16 digits; anything with more, or 16 digits from 2^53 up, is beyond.
+            let beyond = digits.len() > 16 || (digits.len() == 16 && digits >= "9007199254740992");
+            if integer && beyond {
+                Value::from(text)
+            } else {
+                value.clone()
+            }
+        }
+        Value::Array(items) => Value::Array(items.iter().map(big_integers_as_strings).collect()),
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (k, v) in map.iter() {
+                out.insert(k.clone(), big_integers_as_strings(v));
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+impl ArrayLayout {
+    /// Inner chunks per shard (1 when not sharded).
+    pub fn chunks_per_shard(&self) -> usize {
+        match &self.shard {
+            Some(s) => self
+                .grid_chunk_shape
+                .iter()
+                .zip(&s.inner_chunk_shape)
+                .map(|(g, i)| g / i)
+                .product(),
+            None => 1,
+        }
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.chain.data_type()
+    }
+
+    pub fn fill_value(&self) -> Scalar {
+        self.chain.fill_value()
+    }
+
+    /// What the JavaScript side needs, as JSON: shapes, chunk keys, bytes -> bytes codecs,
+    /// the shard index, and the fill value's little-endian bytes.
+    pub fn to_json(&self) -> Value {
+        let dims = |d: &[usize]| Value::Array(d.iter().map(|&x| Value::from(x as u64)).collect());
+        let shard = match &self.shard {
+            None => Value::Null,
+            Some(s) => Value::object([
+                ("chunk_shape", dims(&s.inner_chunk_shape)),
+                (
+                    "index_endian",
+                    Value::from(if s.index_endian == Endian::Big {
+                        "big"
+                    } else {
+                        "little"
+                    }),
+                ),
+                ("index_codecs", Value::Array(s.index_compressors.clone())),
+                // The index's stored size, where its codecs fix it (bytes, crc32c).
+                (
+                    "index_bytes",
+                    BytesChain::from_v3(&s.index_compressors)
+                        .ok()
+                        .and_then(|c| c.encoded_size(16 * self.chunks_per_shard()))
+                        .map_or(Value::Null, |n| Value::from(n as u64)),
+                ),
+                ("index_at_end", Value::Bool(s.index_at_end)),
+            ]),
+        };
+        let fill_bytes = self.fill_value().to_le_bytes();
+        let chunk_bytes = self.chain.len() * self.chain.encoded_data_type().size();
+        let wasm = |list: &[Value]| Value::Bool(BytesChain::from_v3(list).is_ok());
+        let index_wasm = match &self.shard {
+            Some(s) => wasm(&s.index_compressors),
+            None => Value::Bool(true),
+        };
+        Value::object([
+            ("data_type", Value::from(self.data_type().name())),
+            (
+                "shape",
+                Value::Array(self.shape.iter().map(|&x| Value::from(x)).collect()),
+            ),
+            ("chunk_shape", dims(&self.grid_chunk_shape)),
+            ("key_v2", Value::Bool(self.key.v2)),
+            ("key_separator", Value::from(self.key.separator.as_str())),
+            ("codecs", Value::Array(self.compressors.clone())),
+            // Whether the compress module decodes the bytes -> bytes codecs (all are in its
+            // table), and the stored size of one (inner) chunk before them.
+            ("codecs_wasm", wasm(&self.compressors)),
+            ("index_codecs_wasm", index_wasm),
+            ("chunk_bytes", Value::from(chunk_bytes as u64)),
+            ("transposed", Value::Bool(self.order.is_some())),
+            ("shard", shard),
+            (
+                "fill_bytes",
+                Value::Array(
+                    fill_bytes
+                        .iter()
+                        .map(|&b| Value::from(u64::from(b)))
+                        .collect(),
+                ),
+            ),
+        ])
+    }
+}
+
+/// A box as (first, step, count) per dimension.
+fn spans(region: &[u32]) -> Result<Vec<Span>> {
+    if !region.len().is_multiple_of(3) {
+        return Err(invalid("a chunk region needs three numbers per dimension"));
+    }
+    Ok(region
+        .chunks_exact(3)
+        .map(|s| Span {
+            first: s[0] as usize,
+            step: s[1] as usize,
+            count: s[2] as usize,
+        })
+        .collect())
+}
+
+/// Decodes boxes of an array's chunks a tile at a time (see [`Chain::decode_region`]): one
+/// stored chunk is held at a time, and each tile replaces the last.
+#[derive(Debug)]
+pub struct ChunkReader {
+    pub layout: ArrayLayout,
+    /// Where each dimension's elements lie in a stored chunk (in elements).
+    strides: Vec<usize>,
+    stored: Vec<u8>,
+    region: Vec<Span>,
+    count: usize,
+    gather: Vec<u8>,
+    tile: ArrayData,
+}
+
+impl ChunkReader {
+    pub fn new(layout: ArrayLayout) -> Self {
+        let tile = ArrayData::filled(layout.fill_value(), 0);
+        let strides = match &layout.order {
+            Some(order) => transposed_strides(layout.chain.chunk_shape(), order),
+            None => layout.chain.c_strides(),
+        };
+        Self {
+            layout,
+            strides,
+            stored: Vec::new(),
+            region: Vec::new(),
+            count: 0,
+            gather: Vec::new(),
+            tile,
+        }
+    }
+
+    /// Takes one stored (inner) chunk, after its bytes -> bytes codecs, and the box of it to
+    /// read: `region` holds (first, step, count) for each dimension. Returns the box's size.
+    pub fn set_chunk(&mut self, stored: Vec<u8>, region: &[u32]) -> Result<usize> {
+        self.count = 0;
+        let spans = spans(region)?;
+        self.count = self.layout.chain.check_region(&stored, &spans)?;
+        self.stored = stored;
+        self.region = spans;
+        Ok(self.count)
+    }
+
+    /// Checks a stored chunk of `stored_len` bytes and a box of it as [`ChunkReader::set_chunk`]
+    /// does (same errors), without taking the bytes; returns the box's size.
+    pub fn check_chunk(&self, stored_len: usize, region: &[u32]) -> Result<usize> {
+        self.layout
+            .chain
+            .check_region_len(stored_len, &spans(region)?)
+    }
+
+    /// The stored bytes of the box's elements `from .. from + n` (C order), undecoded.
+    pub fn gather_tile(&mut self, from: usize, n: usize) -> Result<&[u8]> {
+        if from.checked_add(n).is_none_or(|end| end > self.count) {
+            return Err(invalid("a tile reaches past the chunk region"));
+        }
+        self.layout.chain.gather_region(
+            &self.stored,
+            &self.strides,
+            &self.region,
+            from,
+            n,
+            &mut self.gather,
+        );
+        Ok(&self.gather)
+    }
+
+    /// The box's elements `from .. from + n` (C order), decoded to the array's type.
+    pub fn decode_tile(&mut self, from: usize, n: usize) -> Result<&ArrayData> {
+        if from.checked_add(n).is_none_or(|end| end > self.count) {
+            return Err(invalid("a tile reaches past the chunk region"));
+        }
+        self.layout.chain.decode_region(
+            &self.stored,
+            &self.strides,
+            &self.region,
+            from,
+            n,
+            &mut self.gather,
+            &mut self.tile,
+        )?;
+        Ok(&self.tile)
+    }
+}

@@ -1,0 +1,170 @@
+//! The bytes -> bytes codecs other than blosc (tests/blosc.rs) against numcodecs 0.17.1's
+//! streams (tests/fixtures/compress/codecs, with the script that wrote them): each decodes to
+//! the input numcodecs encoded, with the size known and without; damaged streams are errors
+//! with a code, never a panic or a wrong answer.
+
+#![cfg(all(feature = "compress", not(target_arch = "wasm32")))]
+
+use std::fs;
+use std::path::PathBuf;
+
+use zarr_wasm_codecs::codec::bytes_to_bytes::{BytesChain, BytesCodec, DEFAULT_LIMIT};
+use zarr_wasm_codecs::json;
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compress/codecs")
+}
+
+struct Case {
+    codec: BytesCodec,
+    encoded: Vec<u8>,
+    decoded: Vec<u8>,
+    name: String,
+}
+
+fn cases() -> Vec<Case> {
+    let manifest = json::parse(&fs::read_to_string(dir().join("manifest.json")).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for case in manifest.get("cases").unwrap().as_array().unwrap() {
+        let file = |key: &str| case.get(key).unwrap().as_str().unwrap().to_string();
+        let id = file("codec");
+        out.push(Case {
+            codec: BytesCodec::from_v2_id(&id).unwrap_or_else(|| panic!("no codec {id}")),
+            encoded: fs::read(dir().join(file("encoded"))).unwrap(),
+            decoded: fs::read(dir().join(file("input"))).unwrap(),
+            name: file("encoded"),
+        });
+    }
+    assert_eq!(out.len(), 45);
+    out
+}
+
+#[test]
+fn numcodecs_streams_decode_to_their_input() {
+    for c in cases() {
+        let known = c
+            .codec
+            .decode(&c.encoded, Some(c.decoded.len()), DEFAULT_LIMIT);
+        assert_eq!(known.as_deref(), Ok(&c.decoded[..]), "{}", c.name);
+        let unknown = c.codec.decode(&c.encoded, None, DEFAULT_LIMIT);
+        assert_eq!(
+            unknown.as_deref(),
+            Ok(&c.decoded[..]),
+            "{} (size not given)",
+            c.name
+        );
+    }
+}
+
+#[test]
+fn a_chain_decodes_through_its_v3_names() {
+    for c in cases() {
+        let name = c.codec.entry().v3_names[0];
+        let list = json::parse(&format!(r#"[{{"name": "{name}"}}]"#)).unwrap();
+        let chain = BytesChain::from_v3(list.as_array().unwrap()).unwrap();
+        let out = chain.decode(&c.encoded, Some(c.decoded.len())).unwrap();
+        assert_eq!(out, c.decoded, "{}", c.name);
+    }
+}
+
+#[test]
+fn another_size_than_the_chunk_needs_is_refused() {
+    for c in cases() {
+        for wrong in [c.decoded.len() + 1, c.decoded.len().saturating_sub(1)] {
+            if wrong == c.decoded.len() {
+                continue;
+            }
+            let e = c
+                .codec
+                .decode(&c.encoded, Some(wrong), DEFAULT_LIMIT)
+                .unwrap_err();
+            assert!(
+                matches!(e.code(), "CORRUPT_CHUNK" | "CHUNK_LENGTH"),
+                "{}: {e}",
+                c.name
+            );
+        }
+    }
+}
+
+#[test]
+fn a_limit_below_the_output_is_refused() {
+    for c in cases().into_iter().filter(|c| c.decoded.len() > 100) {
+        if c.codec == BytesCodec::Crc32c {
+            continue;
+        }
+        let e = c.codec.decode(&c.encoded, None, 100).unwrap_err();
+        assert_eq!(e.code(), "CORRUPT_CHUNK", "{}: {e}", c.name);
+    }
+}
+
+#[test]
+fn truncated_and_damaged_streams_are_errors() {
+    for c in cases().into_iter().filter(|c| !c.decoded.is_empty()) {
+        let n = c.decoded.len();
+        for cut in [0, 1, c.encoded.len() / 2, c.encoded.len() - 1] {
+            let r = c.codec.decode(&c.encoded[..cut], Some(n), DEFAULT_LIMIT);
+            let e = r.expect_err(&format!("{} cut to {cut}", c.name));
+            assert!(
+                matches!(e.code(), "CORRUPT_CHUNK" | "CHECKSUM" | "CHUNK_LENGTH"),
+                "{}: {e}",
+                c.name
+            );
+        }
+        // Every byte flipped in turn: an error, or (where the format has no checksum over
+        // that byte) some output of the right length; never a panic.
+        for i in 0..c.encoded.len().min(64) {
+            let mut bad = c.encoded.clone();
+            bad[i] ^= 0x5a;
+            if let Ok(out) = c.codec.decode(&bad, Some(n), DEFAULT_LIMIT) {
+                assert_eq!(out.len(), n, "{} byte {i}", c.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn checksummed_streams_catch_a_changed_byte() {
+    // zstd with its checksum, gzip (CRC-32), zlib (Adler-32) and crc32c: a flipped byte in the
+    // middle of the data changes the output, which the checksum then refuses.
+    for c in cases().into_iter().filter(|c| c.decoded.len() > 1000) {
+        let checked = matches!(
+            c.codec,
+            BytesCodec::Gzip | BytesCodec::Zlib | BytesCodec::Crc32c
+        ) || c.name.contains("checksum");
+        if !checked {
+            continue;
+        }
+        let mut bad = c.encoded.clone();
+        let at = bad.len() / 2;
+        bad[at] ^= 0x01;
+        let e = c
+            .codec
+            .decode(&bad, Some(c.decoded.len()), DEFAULT_LIMIT)
+            .expect_err(&c.name);
+        assert!(
+            matches!(e.code(), "CORRUPT_CHUNK" | "CHECKSUM"),
+            "{}: {e}",
+            c.name
+        );
+    }
+}
+
+#[test]
+fn unknown_codecs_and_keys_are_refused() {
+    let list =
+        json::parse(r#"[{"name": "zstd", "configuration": {"level": 0, "bogus": 1}}]"#).unwrap();
+    assert_eq!(
+        BytesChain::from_v3(list.as_array().unwrap())
+            .unwrap_err()
+            .code(),
+        "INVALID_CONFIG"
+    );
+    let list = json::parse(r#"[{"name": "bz2"}]"#).unwrap();
+    assert_eq!(
+        BytesChain::from_v3(list.as_array().unwrap())
+            .unwrap_err()
+            .code(),
+        "UNKNOWN_CODEC"
+    );
+}

@@ -1,0 +1,185 @@
+// The stores users have, as zarr-python 3.4.2 (numcodecs 0.17.1) and xarray write them
+// (tests/fixtures/stores, with make.py): zstd, blosc (every cname and shuffle), lz4, gzip,
+// zlib, sharded with crc32c, zarr v2 arrays (byte orders, separators, fill values, filters)
+// and CF-packed xarray stores. Each is read with `get` (or `getDecoded` for xarray's decoded
+// values) on one thread and with the pool, both output modes, and must equal what
+// zarr-python read, bit for bit; each read is checked to have run on the package's own path
+// unless the case is one that path leaves to zarr.get. Damaged chunks are errors with a
+// code naming the array and the chunk, and the pool goes on.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import * as zarr from "zarrita";
+
+import { errorCode, get, getDecoded, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
+import { coreAccess, decodedAccess } from "../../dist/read.js";
+import { filesUnder } from "./files.mjs";
+
+registerCodecs();
+
+const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+const CTORS = {
+  int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
+  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
+  float32: Float32Array, float64: Float64Array,
+};
+/** Cases the package's own path leaves to zarr.get: a delta filter. */
+const FALLBACK = new Set(["v2_delta_i4"]);
+
+/** A store directory in memory, with the range reads sharding needs. */
+function memoryStore(storeDir) {
+  const files = new Map(filesUnder(storeDir).map((p) => ["/" + relative(storeDir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
+  return {
+    files,
+    get: async (key) => files.get(key),
+    getRange: async (key, range) => {
+      const bytes = files.get(key);
+      if (!bytes) return undefined;
+      return "suffixLength" in range ? bytes.slice(bytes.length - range.suffixLength) : bytes.slice(range.offset, range.offset + range.length);
+    },
+  };
+}
+
+async function opened(c) {
+  const store = memoryStore(join(dir, c.store));
+  const location = c.path ? zarr.root(store).resolve(c.path) : zarr.root(store);
+  return { store, arr: await zarr.open(location, { kind: "array" }) };
+}
+
+function expectedOf(c) {
+  const bytes = readFileSync(join(dir, c.expected));
+  const Ctor = c.decoded ? Float64Array : CTORS[c.dtype];
+  return new Ctor(bytes.buffer, bytes.byteOffset, bytes.byteLength / Ctor.BYTES_PER_ELEMENT);
+}
+
+const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+/** The elements of a C-order array at odd indices along every dimension (slice(1, d, 2)). */
+function everyOther(values, shape) {
+  const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+  const counts = shape.map((d) => Math.floor(d / 2));
+  const out = new values.constructor(counts.reduce((a, b) => a * b, 1));
+  const index = counts.map(() => 0);
+  for (let n = 0; n < out.length; n++) {
+    out[n] = values[index.reduce((at, k, i) => at + (1 + 2 * k) * strides[i], 0)];
+    for (let i = index.length - 1; i >= 0 && ++index[i] === counts[i]; i--) index[i] = 0;
+  }
+  return out;
+}
+
+const pool = new WorkerPool(2);
+after(() => pool.terminate());
+
+test("the fixture stores are every case make.py writes", () => {
+  assert.equal(manifest.length, 45);
+});
+
+for (const c of manifest) {
+  test(`${c.case}: ${c.decoded ? "getDecoded" : "get"} equals zarr-python, one thread and pooled`, async () => {
+    const { arr } = await opened(c);
+    const want = expectedOf(c);
+    const access = await (c.decoded ? decodedAccess : coreAccess)(arr);
+    if (FALLBACK.has(c.case)) assert.equal(typeof access, "string", "read through zarr.get");
+    else assert.notEqual(typeof access, "string", `on the package's own path, not: ${access}`);
+    const read = c.decoded ? getDecoded : get;
+    for (const options of [{}, { pool }, { pool, useSharedArrayBuffer: false }]) {
+      const got = await read(arr, null, options);
+      assert.deepEqual(got.shape, c.shape);
+      assert.equal(got.data.constructor, want.constructor);
+      assert.ok(bits(got.data).equals(bits(want)), `${c.case} ${JSON.stringify(Object.keys(options))}: values differ`);
+    }
+    // A box across partial edge chunks and the missing one, with a step of 2 from index 1.
+    const selection = c.shape.map((d) => zarr.slice(1, d, 2));
+    const box = await read(arr, selection, {});
+    assert.ok(bits(box.data).equals(bits(everyOther(want, c.shape))), "a strided box equals zarr-python's values there");
+  });
+}
+
+test("open() reads v2 arrays exactly too (64-bit fill values)", async () => {
+  for (const name of ["v2_int64_bigfill", "v2_uint64_maxfill", "v3_int64_bigfill"]) {
+    const c = manifest.find((m) => m.case === name);
+    const store = memoryStore(join(dir, c.store));
+    const arr = await open(zarr.root(store));
+    const got = await get(arr);
+    assert.ok(bits(got.data).equals(bits(expectedOf(c))), name);
+    const missing = c.missing_chunks[0].map((k, i) => k * c.chunks[i]);
+    assert.equal(String(got.data[missing[0] * c.shape[1] + missing[1]]), c.fill_value, `${name}: the fill value, exactly`);
+  }
+});
+
+/** Every compressed chunk of these cases, damaged three ways: each read is an error with a code. */
+const DAMAGE = ["v3_default", "v3_zstd5_checksum", "v3_blosc_lz4_shuffle", "v3_blosc_zstd_bitshuffle", "v3_gzip1", "v2_blosc_lz4", "v2_lz4", "v2_zlib", "v3_numcodecs_lz4"];
+
+test("damaged chunks are errors with a code naming the array and chunk; the pool goes on", async () => {
+  for (const name of DAMAGE) {
+    const c = manifest.find((m) => m.case === name);
+    const damages = [
+      ["truncated", (b) => b.slice(0, b.length >> 1)],
+      ["empty", () => new Uint8Array(0)],
+      ["garbage", (b) => b.map((x, i) => (i < 16 ? x : (x * 7 + i) & 255))],
+    ];
+    // An lz4 block has no checksum: garbage that still decodes to the chunk's size cannot be
+    // told from data (numcodecs reads it too), so lz4 is damaged only in ways it can see.
+    for (const [how, damage] of damages.filter(([how]) => !(how === "garbage" && /lz4$/.test(name)))) {
+      const { store, arr } = await opened(c);
+      const key = c.zarr_format === 2 ? "/0.0" : "/c/0/0";
+      const good = store.files.get(key);
+      assert.ok(good, `${name} has chunk ${key}`);
+      store.files.set(key, damage(good));
+      for (const options of [{}, { pool }]) {
+        await assert.rejects(get(arr, null, options), (e) => {
+          assert.ok(["CORRUPT_CHUNK", "CHECKSUM", "CHUNK_LENGTH"].includes(e.code), `${name} ${how}: ${e.code} ${e.message}`);
+          assert.match(e.message, /^array "\/": chunk (c\/0\/0|0\.0): /, `${name} ${how}: ${e.message}`);
+          return true;
+        });
+      }
+    }
+  }
+  // The pool still reads.
+  const c = manifest.find((m) => m.case === "v3_default");
+  const { arr } = await opened(c);
+  assert.ok(bits((await get(arr, null, { pool })).data).equals(bits(expectedOf(c))));
+});
+
+test("a shard index whose crc32c does not match is refused (CHECKSUM)", async () => {
+  const c = manifest.find((m) => m.case === "v3_sharded_end");
+  const { store, arr } = await opened(c);
+  const key = "/c/0/0";
+  const shard = store.files.get(key).slice();
+  shard[shard.length - 10] ^= 1; // inside the index, before its checksum
+  store.files.set(key, shard);
+  for (const options of [{}, { pool }]) {
+    await assert.rejects(get(arr, null, options), (e) => e.code === "CHECKSUM" && /chunk c\/0\/0 \(shard index\)/.test(e.message));
+  }
+});
+
+test("a blosc or zstd header declaring another size than the chunk's is refused before decoding", async () => {
+  for (const [name, patch] of [
+    // blosc: nbytes (bytes 4..8) one more than the chunk's.
+    ["v3_blosc_lz4_shuffle", (b) => { const v = new DataView(b.buffer); v.setUint32(4, v.getUint32(4, true) + 8, true); }],
+    // zstd (numcodecs writes the content size): a frame header claiming 2^31 bytes.
+    ["v3_default", (b) => { b.set([0x28, 0xb5, 0x2f, 0xfd, 0x80, 0x00, 0x00, 0x00, 0x00, 0x80], 0); }],
+  ]) {
+    const c = manifest.find((m) => m.case === name);
+    const { store, arr } = await opened(c);
+    const bytes = store.files.get("/c/0/0").slice();
+    patch(bytes);
+    store.files.set("/c/0/0", bytes);
+    await assert.rejects(get(arr), (e) => e.code === "CORRUPT_CHUNK" && /header|decode to/.test(e.message));
+  }
+});
+
+test("zarr.get with registerCodecs() decompresses in the compress module: damage is an error with the package's code", async () => {
+  for (const name of ["v3_blosc_lz4_shuffle", "v2_blosc_lz4", "v3_default"]) {
+    const c = manifest.find((m) => m.case === name);
+    const { store, arr } = await opened(c);
+    assert.ok(bits((await zarr.get(arr)).data).equals(bits(expectedOf(c))), `${name}: zarr.get reads it`);
+    const key = c.zarr_format === 2 ? "/0.0" : "/c/0/0";
+    store.files.set(key, store.files.get(key).slice(0, 40));
+    await assert.rejects(zarr.get(arr), (e) => errorCode(e) === "CORRUPT_CHUNK", name);
+  }
+});
