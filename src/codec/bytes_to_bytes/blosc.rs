@@ -20,7 +20,10 @@
 //! 3 zlib, 4 zstd.
 //!
 //! Otherwise a table of one 32-bit start per block follows the header, each an offset from
-//! the chunk's start. At a block's start come its streams, each a 32-bit compressed size and
+//! the chunk's start (as blosc.c writes and reads them; README_CHUNK_FORMAT.rst's "from the
+//! end of this section" is not what c-blosc does). Blocks may lie in any order (c-blosc's
+//! threads store them as they finish); here they must tile the chunk's data exactly, no gap,
+//! no overlap. At a block's start come its streams, each a 32-bit compressed size and
 //! that many bytes; a stream whose compressed size equals its decoded size is stored raw. A
 //! block is one stream, or `typesize` streams of equal size (one per byte of the type, after
 //! shuffling) when the split flag is clear, the type size is at most 16, the block holds at
@@ -142,9 +145,9 @@ pub fn decode(input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec
         blocksize,
         flags,
     };
-    // With `expected` the output's size is known to be right: allocated at once. Without it,
-    // the header's size is only believed as far as the blocks decode: a few bytes declaring
-    // a gigabyte fail at their first stream, not after allocating it.
+    // With `expected` the output's size is known to be right: allocated at once. Without it
+    // (then at most `limit`), the output grows as its blocks decode, so that a short chunk
+    // declaring many blocks fails before much is allocated.
     let capacity = match expected {
         Some(n) => n,
         None => nbytes.min(input.len().saturating_mul(8).max(1 << 16)),

@@ -174,6 +174,78 @@ mod tests {
         assert_eq!(out, plain);
     }
 
+    /// Random token sequences, written as the module docs describe, decode to what a plain
+    /// byte-by-byte copy gives (every match distance and length path, near the output's end
+    /// too).
+    #[test]
+    fn random_streams_match_a_plain_decoder() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for round in 0..3000 {
+            let target = 1 + next(if round % 10 == 0 { 70_000 } else { 600 });
+            let (mut stream, mut plain) = (Vec::new(), Vec::new());
+            while plain.len() < target {
+                let room = target - plain.len();
+                if plain.is_empty() || next(3) == 0 || room < 3 {
+                    let n = 1 + next(32.min(room));
+                    // Only the low 5 bits of the first byte count.
+                    let high = if plain.is_empty() {
+                        (next(8) as u8) << 5
+                    } else {
+                        0
+                    };
+                    stream.push(high | (n - 1) as u8);
+                    for _ in 0..n {
+                        let b = next(if round % 2 == 0 { 4 } else { 256 }) as u8;
+                        stream.push(b);
+                        plain.push(b);
+                    }
+                    continue;
+                }
+                let longest = if next(4) == 0 { 1000 } else { 20 };
+                let len = 3 + next((room - 2).min(longest));
+                let distance = match next(4) {
+                    0 => 1 + next(8.min(plain.len())),
+                    1 => 1 + next(plain.len().min(8191)),
+                    _ => 1 + next(plain.len()),
+                };
+                let far = distance > 8191;
+                let high = if far { 31 } else { (distance - 1) >> 8 };
+                let code = (len - 2).min(7);
+                stream.push((code << 5 | high) as u8);
+                if code == 7 {
+                    let mut rest = len - 9;
+                    while rest >= 255 {
+                        stream.push(255);
+                        rest -= 255;
+                    }
+                    stream.push(rest as u8);
+                }
+                if far {
+                    stream.push(255);
+                    stream.extend_from_slice(&((distance - 8192) as u16).to_be_bytes());
+                } else {
+                    stream.push(((distance - 1) & 255) as u8);
+                }
+                for _ in 0..len {
+                    plain.push(plain[plain.len() - distance]);
+                }
+            }
+            let mut out = vec![0u8; plain.len()];
+            decompress(&stream, &mut out).unwrap();
+            assert_eq!(out, plain, "round {round}");
+            // One byte short or long: refused.
+            assert!(decompress(&stream, &mut out[1..]).is_err());
+            out.push(0);
+            assert!(decompress(&stream, &mut out).is_err());
+        }
+    }
+
     #[test]
     fn bad_streams() {
         let mut out = [0u8; 8];
