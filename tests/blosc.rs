@@ -1,4 +1,4 @@
-#![cfg(feature = "compress")]
+#![cfg(all(feature = "compress", not(target_arch = "wasm32")))]
 //! blosc 1 decoding against numcodecs 0.17.1 (c-blosc 1.21): every chunk of
 //! tests/fixtures/compress/blosc/ (written by its make.py) decodes to what numcodecs decodes it
 //! to; damaged and hostile chunks give CORRUPT_CHUNK errors, never a panic.

@@ -42,3 +42,30 @@ fn encode_corpus() {
 fn zfp_decode_corpus() {
     replay("zfp_decode", fuzzing::zfp_decode);
 }
+
+#[cfg(feature = "compress")]
+mod decompressors {
+    use super::replay;
+    use zarr_wasm_codecs::codec::bytes_to_bytes::BytesCodec;
+    use zarr_wasm_codecs::fuzzing;
+
+    #[test]
+    fn blosc_corpus() {
+        replay("blosc", |d| fuzzing::decompress(BytesCodec::Blosc, d));
+    }
+
+    #[test]
+    fn zstd_corpus() {
+        replay("zstd", |d| fuzzing::decompress(BytesCodec::Zstd, d));
+    }
+
+    #[test]
+    fn lz4_corpus() {
+        replay("lz4", |d| fuzzing::decompress(BytesCodec::Lz4, d));
+    }
+
+    #[test]
+    fn deflate_corpus() {
+        replay("deflate", fuzzing::deflate);
+    }
+}
