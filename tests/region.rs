@@ -192,8 +192,15 @@ fn sharded_layouts_and_fallbacks() {
     assert!(!shard.index_at_end);
     assert_eq!(layout.chain.chunk_shape(), [16, 16]);
     assert_eq!(layout.compressors.len(), 1);
-    for codecs in [
+    let transposed = meta(
         r#"[{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#,
+    );
+    let Opened::Layout(layout) = open(&transposed).expect("open") else {
+        panic!("a transpose is read in place");
+    };
+    assert_eq!(layout.order.as_deref(), Some(&[1, 0][..]));
+    for codecs in [
+        r#"[{"name": "numcodecs.delta", "configuration": {"dtype": "<f8"}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#,
         r#"[{"name": "zfp", "configuration": {"mode": "reversible"}}]"#,
     ] {
         assert!(
@@ -232,4 +239,45 @@ fn integers_beyond_2_53_stay_exact_for_javascript_and_floats_there_are_not_integ
             .as_i128(),
         Some(9007199254740991)
     );
+}
+
+/// A chunk stored transposed (the transpose codec, as zarr's spec defines it: stored dimension
+/// `i` is the array's dimension `order[i]`) reads each box in the array's own order.
+#[test]
+fn transposed_chunks_are_gathered_in_the_arrays_order() {
+    let meta = parse(
+        r#"{"zarr_format": 3, "node_type": "array", "shape": [3, 4, 5], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [3, 4, 5]}},
+        "fill_value": 0, "codecs": [{"name": "transpose", "configuration": {"order": [2, 0, 1]}},
+        {"name": "bytes", "configuration": {"endian": "little"}}]}"#,
+    )
+    .expect("json");
+    let Opened::Layout(layout) = open(&meta).expect("open") else {
+        panic!("read in place");
+    };
+    let mut reader = zarr_wasm_codecs::layout::ChunkReader::new(*layout);
+    // Stored shape [5, 3, 4]: the element at array index (i, j, k) is stored at (k, i, j);
+    // each stored element holds its stored position.
+    let stored: Vec<u8> = (0..60).flat_map(|p| f64::from(p).to_le_bytes()).collect();
+    for region in [[0u32, 1, 3, 0, 1, 4, 0, 1, 5], [1, 1, 2, 0, 3, 2, 1, 2, 2]] {
+        let n = reader.set_chunk(stored.clone(), &region).expect("region");
+        let got = bits(reader.decode_tile(0, n).expect("tile"));
+        let axis = |d: usize| {
+            (0..region[3 * d + 2] as usize)
+                .map(move |x| region[3 * d] as usize + x * region[3 * d + 1] as usize)
+        };
+        let mut want = Vec::new();
+        for i in axis(0) {
+            for j in axis(1) {
+                for k in axis(2) {
+                    want.push((k * 12 + i * 4 + j) as f64);
+                }
+            }
+        }
+        assert_eq!(
+            got,
+            want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "{region:?}"
+        );
+    }
 }
