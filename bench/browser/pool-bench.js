@@ -1,20 +1,30 @@
 // The worker-pool benchmark's page (bundled by Vite; run by bench/pool.mjs in headless
-// Chromium, cross-origin isolated). The design card's case scaled to 4096 x 4096: float64
-// stored as uint8 (scale_offset + cast_value, NaN sentinel), 512 x 512 chunks, in an
-// in-memory store, plain and with gzip. Each round times, in a seeded random order: zarr.get
-// with zarrita's JS codecs; fizarrita's getWorker (its own pool of the same size, with and
-// without SharedArrayBuffer); this package's get on one thread, and with its pool (shared
-// output, and transferred results). Each read is marked in the page's performance timeline;
-// bench/pool.mjs measures the main thread's busy time during it from Chromium's trace.
+// Chromium, cross-origin isolated). The design card's field scaled to n x n float64, 512 x 512
+// chunks, in in-memory stores, in the codec chains of the stores users have: stored as uint8
+// (scale_offset + cast_value, NaN sentinel), plain and with gzip or zstd; float64 with gzip or
+// zstd (zarr-python's default chain); a zarr v2 array as zarr-python 2 writes it (blosc lz4
+// with shuffle), its chunks encoded here with numcodecs.js's Blosc; and a sharded array
+// (1024 x 1024 shards of 2 x 2 inner chunks, bytes + zstd, the index with a CRC-32C at the
+// end), assembled here by hand because zarrita cannot write shards. Each round times, in a
+// seeded random order: zarr.get with zarrita's JS codecs; fizarrita's getWorker (its own pool
+// of the same size, with and without SharedArrayBuffer); this package's get on one thread,
+// and with its pool (shared output, and transferred results). Each read is marked in the
+// page's performance timeline; bench/pool.mjs measures the main thread's busy time during it
+// from Chromium's trace. `cases` in the query picks cases by id (see CASES), comma-separated.
 import { getWorker } from "@fideus-labs/fizarrita";
 import { WorkerPool as FizarritaPool } from "@fideus-labs/worker-pool";
+import Blosc from "numcodecs/blosc";
+import Zstd from "numcodecs/zstd";
 import * as zarr from "zarrita";
 import { get, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+// Not public: only to say whether `get` read an array on its own path or fell back to zarr.get.
+import { coreAccess } from "../../dist/read.js";
 import { designField, median, seededShuffle } from "../util.mjs";
 
 const params = new URL(location.href).searchParams;
 const N = Number(params.get("n") ?? 4096);
 const CHUNK = 512;
+const SHARD = 2 * CHUNK;
 const ROUNDS = Number(params.get("rounds") ?? 10);
 const SIZES = (params.get("sizes") ?? "1,2,4").split(",").map(Number);
 
@@ -24,12 +34,157 @@ const uint8Codecs = [
   { name: "bytes" },
 ];
 const gzip = { name: "gzip", configuration: { level: 1 } };
+const zstd = { name: "zstd", configuration: { level: 0, checksum: false } };
+const float64Bytes = { name: "bytes", configuration: { endian: "little" } };
+// By id: the case's name and its codecs (a v3 array written with this package's set), or the
+// function that makes its store (`store`) and how to open it (`open`).
 const CASES = {
-  "uint8 (design card)": uint8Codecs,
-  "uint8 + gzip": [...uint8Codecs, gzip],
-  // No packing: a case fizarrita can read (it cannot read scale_offset + cast_value chains).
-  "float64 + gzip": [{ name: "bytes", configuration: { endian: "little" } }, gzip],
+  uint8: { name: "uint8 (design card)", codecs: uint8Codecs },
+  "uint8-gzip": { name: "uint8 + gzip", codecs: [...uint8Codecs, gzip] },
+  // No packing: cases fizarrita can read (it cannot read scale_offset + cast_value chains).
+  "float64-gzip": { name: "float64 + gzip", codecs: [float64Bytes, gzip] },
+  // zarr-python 3's default chain for float64.
+  "float64-zstd": { name: "float64 + zstd", codecs: [float64Bytes, zstd] },
+  "uint8-zstd": { name: "uint8 + zstd", codecs: [...uint8Codecs, zstd] },
+  "v2-blosc": { name: "v2 float64 blosc lz4 shuffle", store: v2BloscStore, open: (s) => zarr.open.v2(zarr.root(s), { kind: "array" }) },
+  "sharded-zstd": { name: "sharded float64 + zstd, crc32c index", store: shardedStore, open: (s) => zarr.open.v3(zarr.root(s), { kind: "array" }) },
+  // The same, from a store whose range reads return views of the shard instead of copies
+  // (the copies, 2 MiB per inner chunk, are made on the main thread, all in one task when a
+  // shard's index arrives): what the main thread does besides the store's own work.
+  "sharded-zstd-views": {
+    name: "sharded float64 + zstd, crc32c index (store gives views)",
+    store: (input) => shardedStore(input, { views: true }),
+    open: (s) => zarr.open.v3(zarr.root(s), { kind: "array" }),
+  },
 };
+const chosen = params.get("cases") ? params.get("cases").split(",").map((c) => c.trim()).filter(Boolean) : Object.keys(CASES);
+
+const encodeText = (v) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
+
+/**
+ * The chunk at chunk coordinates (ci, cj) of the n x n field `input`: its 512 x 512 values in
+ * C order, NaN (the fill value) past the array's edge, as bytes (little-endian float64).
+ */
+function chunkBytes(input, ci, cj) {
+  const out = new Float64Array(CHUNK * CHUNK).fill(NaN);
+  const rows = Math.min(CHUNK, N - ci * CHUNK);
+  const cols = Math.min(CHUNK, N - cj * CHUNK);
+  for (let r = 0; r < rows; r++) {
+    const from = (ci * CHUNK + r) * N + cj * CHUNK;
+    out.set(input.subarray(from, from + cols), r * CHUNK);
+  }
+  return new Uint8Array(out.buffer);
+}
+
+/**
+ * A zarr v2 array as zarr-python 2 writes float64 by default: blosc lz4, level 5, byte
+ * shuffle, chunks keyed "i.j", each encoded with numcodecs.js's Blosc. (numcodecs.js gives
+ * blosc a type size of 4, sizeof(int), whatever the data; zarr-python gives the item size, 8.)
+ */
+async function v2BloscStore(input) {
+  const zarray = {
+    zarr_format: 2, shape: [N, N], chunks: [CHUNK, CHUNK], dtype: "<f8",
+    compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 },
+    fill_value: "NaN", filters: null, order: "C", dimension_separator: ".",
+  };
+  const store = new Map([["/.zarray", encodeText(zarray)], ["/.zattrs", encodeText("{}")]]);
+  const blosc = Blosc.fromConfig({ id: "blosc", cname: "lz4", clevel: 5, shuffle: Blosc.SHUFFLE, blocksize: 0 });
+  const grid = Math.ceil(N / CHUNK);
+  for (let i = 0; i < grid; i++) {
+    for (let j = 0; j < grid; j++) store.set(`/${i}.${j}`, await blosc.encode(chunkBytes(input, i, j)));
+  }
+  return store;
+}
+
+/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78), bit by bit. */
+function crc32c(bytes) {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+// RFC 3720, B.4: 32 bytes of zeros give 0x8a9136aa.
+if (crc32c(new Uint8Array(32)) !== 0x8a9136aa) throw new Error("crc32c is wrong");
+
+/**
+ * A sharded float64 array: 1024 x 1024 shards of 2 x 2 inner 512 x 512 chunks, each inner
+ * chunk bytes + zstd (numcodecs.js), one after another, then the index (offset and length,
+ * uint64 little-endian, per inner chunk in C order; all ones for a chunk wholly past the
+ * array's edge) and the index's CRC-32C (4 bytes, little-endian). The store reads ranges,
+ * copies of them (as tests/node/random-arrays.mjs's store does), or views with `views`.
+ */
+async function shardedStore(input, { views = false } = {}) {
+  const meta = {
+    zarr_format: 3, node_type: "array", shape: [N, N], data_type: "float64", fill_value: "NaN", attributes: {},
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [SHARD, SHARD] } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    codecs: [{
+      name: "sharding_indexed",
+      configuration: {
+        chunk_shape: [CHUNK, CHUNK],
+        codecs: [float64Bytes, zstd],
+        index_codecs: [float64Bytes, { name: "crc32c" }],
+        index_location: "end",
+      },
+    }],
+  };
+  const map = new Map([["/zarr.json", encodeText(meta)]]);
+  const zstdCodec = Zstd.fromConfig({ id: "zstd", level: zstd.configuration.level });
+  const per = SHARD / CHUNK;
+  const grid = Math.ceil(N / SHARD);
+  for (let si = 0; si < grid; si++) {
+    for (let sj = 0; sj < grid; sj++) {
+      const parts = [];
+      const index = new DataView(new ArrayBuffer(16 * per * per));
+      let offset = 0;
+      for (let a = 0; a < per; a++) {
+        for (let b = 0; b < per; b++) {
+          const [ci, cj] = [si * per + a, sj * per + b];
+          const at = 16 * (a * per + b);
+          if (ci * CHUNK >= N || cj * CHUNK >= N) {
+            index.setBigUint64(at, 0xffffffffffffffffn, true);
+            index.setBigUint64(at + 8, 0xffffffffffffffffn, true);
+            continue;
+          }
+          const bytes = await zstdCodec.encode(chunkBytes(input, ci, cj));
+          index.setBigUint64(at, BigInt(offset), true);
+          index.setBigUint64(at + 8, BigInt(bytes.length), true);
+          parts.push(bytes);
+          offset += bytes.length;
+        }
+      }
+      const indexBytes = new Uint8Array(index.buffer);
+      const shard = new Uint8Array(offset + indexBytes.length + 4);
+      let at = 0;
+      for (const p of parts) {
+        shard.set(p, at);
+        at += p.length;
+      }
+      shard.set(indexBytes, at);
+      new DataView(shard.buffer).setUint32(at + indexBytes.length, crc32c(indexBytes), true);
+      map.set(`/c/${si}/${sj}`, shard);
+    }
+  }
+  return {
+    map,
+    get: async (key) => map.get(key),
+    getRange: async (key, range) => {
+      const bytes = map.get(key);
+      if (!bytes) return undefined;
+      const [from, to] = "suffixLength" in range ? [bytes.length - range.suffixLength, bytes.length] : [range.offset, range.offset + range.length];
+      return views ? bytes.subarray(from, to) : bytes.slice(from, to);
+    },
+  };
+}
+
+/** The bytes a store holds besides its metadata (the chunks' or shards' stored bytes). */
+function storedBytes(store) {
+  let total = 0;
+  for (const [key, bytes] of store.map ?? store) if (!/(zarr\.json|\.zarray|\.zattrs)$/.test(key)) total += bytes.length;
+  return total;
+}
 
 /**
  * Runs `read` between two performance marks named after `label`, from which bench/pool.mjs
@@ -52,26 +207,45 @@ const hex = (v) => {
 };
 
 async function run() {
+  for (const id of chosen) if (!CASES[id]) throw new Error(`no case ${id}: the cases are ${Object.keys(CASES).join(", ")}`);
   const builtin = new Map(["scale_offset", "cast_value", "gzip"].map((n) => [n, zarr.registry.get(n)]));
   const input = designField(N);
-  const results = { n: N, chunk: CHUNK, rounds: ROUNDS, sizes: SIZES, crossOriginIsolated, cases: {} };
+  const results = { n: N, chunk: CHUNK, rounds: ROUNDS, sizes: SIZES, crossOriginIsolated, cases: {}, info: {} };
   const shuffled = seededShuffle(0x5eed);
-  for (const [name, codecs] of Object.entries(CASES)) {
+  for (const id of chosen) {
+    const { name, codecs, store: makeStore, open: openStore } = CASES[id];
     registerCodecs();
-    const meta = {
-      zarr_format: 3, node_type: "array", shape: [N, N], data_type: "float64", fill_value: "NaN", attributes: {},
-      chunk_grid: { name: "regular", configuration: { chunk_shape: [CHUNK, CHUNK] } },
-      chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
-      codecs,
+    let jsArray;
+    let ourArray;
+    let store;
+    if (codecs) {
+      const meta = {
+        zarr_format: 3, node_type: "array", shape: [N, N], data_type: "float64", fill_value: "NaN", attributes: {},
+        chunk_grid: { name: "regular", configuration: { chunk_shape: [CHUNK, CHUNK] } },
+        chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+        codecs,
+      };
+      store = new Map([["/zarr.json", encodeText(meta)]]);
+      const open = () => zarr.open.v3(zarr.root(store), { kind: "array" });
+      await set(await open(), null, { data: input, shape: [N, N], stride: [N, 1] });
+      // zarrita's own JS codecs, for zarr.get and for fizarrita's workers (which use zarrita's
+      // registry in the worker, untouched by registerCodecs()).
+      builtin.forEach((entry, key) => zarr.registry.set(key, entry));
+      jsArray = await open();
+      ourArray = await open();
+    } else {
+      // Stores written here without this package: one array object for every reader.
+      builtin.forEach((entry, key) => zarr.registry.set(key, entry));
+      store = await makeStore(input);
+      jsArray = ourArray = await openStore(store);
+    }
+    const access = await coreAccess(ourArray);
+    results.info[name] = {
+      id,
+      stored_bytes: storedBytes(store),
+      decoded_bytes: N * N * 8,
+      get_path: typeof access === "string" ? `falls back to zarr.get: ${access}` : "its own",
     };
-    const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta))]]);
-    const open = () => zarr.open.v3(zarr.root(store), { kind: "array" });
-    await set(await open(), null, { data: input, shape: [N, N], stride: [N, 1] });
-    // zarrita's own JS codecs, for zarr.get and for fizarrita's workers (which use zarrita's
-    // registry in the worker, untouched by registerCodecs()).
-    builtin.forEach((entry, key) => zarr.registry.set(key, entry));
-    const jsArray = await open();
-    const ourArray = await open();
     const reads = { "zarr.get (zarrita JS)": () => zarr.get(jsArray), "get (one thread)": () => get(ourArray) };
     const pools = [];
     for (const size of SIZES) {
