@@ -21,8 +21,10 @@ export interface Job {
   codecs: string | undefined;
   /** The size every (inner) chunk decodes to from them (-1 where it varies). */
   chunkBytes: number;
-  /** Stored bytes (a copy goes to the worker; the caller's are never taken). */
+  /** Stored bytes (a copy goes to the worker, unless `owned`). */
   stored: Uint8Array;
+  /** Whether `stored` is the read's alone, so that its buffer may be handed over uncopied. */
+  owned: boolean;
   region: Uint32Array;
   /** The output typed array's constructor name. */
   type: string;

@@ -264,6 +264,8 @@ const MAX_U64 = 0xffffffffffffffffn;
 interface Fetched {
   key: string;
   bytes: Uint8Array | undefined;
+  /** Whether the bytes are this read's alone (a fetch response's), to hand over uncopied. */
+  owned?: boolean;
 }
 
 /**
@@ -276,10 +278,14 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
   const { layout, index } = a;
   const registry = (key: string, bytes: Uint8Array | undefined) =>
     bytes && a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes;
+  // zarrita's FetchStore answers each request with a new buffer of the response's body,
+  // which nothing else holds: the pool may take it rather than a copy. Any other store may
+  // keep what it returns (an in-memory store returns its own bytes).
+  const owned = store instanceof zarr.FetchStore && !a.compressors.length;
   const fetchRegular = async (coords: number[]): Promise<Fetched> => {
     const key = chunkKey(layout, coords);
     const bytes = await Promise.resolve(store.get(arr.resolve(key).path, opts));
-    return { key, bytes: await registry(key, bytes) };
+    return { key, bytes: await registry(key, bytes), owned };
   };
   if (!index || !layout.shard) return fetchRegular;
   const shard = layout.shard;
@@ -318,7 +324,7 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
     if (!bytes || bytes.length !== Number(length)) {
       throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${length}`);
     }
-    return { key, bytes: await registry(key, bytes) };
+    return { key, bytes: await registry(key, bytes), owned };
   };
 }
 
@@ -404,10 +410,11 @@ async function readWithPool<R extends TileReader>(
   const out = buffer ? new Out(buffer, 0, plan.size) : undefined;
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
+  const paced = limiter(await pool.ahead());
   try {
     await Promise.all(
-      plan.boxes.map(async (box) => {
-        const { key, bytes } = await fetchChunk(box.coords);
+      plan.boxes.map((box) => paced(async () => {
+        const { key, bytes, owned } = await fetchChunk(box.coords);
         const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
         if (!bytes && out) return fillRuns(fill, { out, runLength, starts });
         if (!bytes) return assembly!.fill(runLength, starts);
@@ -420,6 +427,7 @@ async function readWithPool<R extends TileReader>(
               codecs: a.unpacker?.codecs,
               chunkBytes: a.unpacker?.expected ?? -1,
               stored: bytes,
+              owned: owned === true,
               region: regionOf(box),
               type: Out.name,
               out: buffer,
@@ -431,7 +439,7 @@ async function readWithPool<R extends TileReader>(
           ),
         );
         if (values) assembly!.place(values, runLength, starts);
-      }),
+      })),
     );
   } catch (e) {
     assembly?.abort();
@@ -439,6 +447,45 @@ async function readWithPool<R extends TileReader>(
   }
   const data = out ?? new Out(await assembly!.finish(), 0, plan.size);
   return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/** A promise that resolves in a later task of the event loop (not a microtask). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === "function") return void setImmediate(resolve);
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/**
+ * Runs at most `n` of the functions given to it at once; the others wait their turn, in
+ * order, and each starts in the task that ended the one before it. The first `n` start in a
+ * task each, so that a store answering at once (from memory) does not do all their work in
+ * one long task.
+ */
+function limiter(n: number) {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async <T>(f: () => Promise<T>): Promise<T> => {
+    if (active < n) {
+      if (active++) await nextTask();
+    } else {
+      await new Promise<void>((resolve) => queue.push(resolve));
+    }
+    try {
+      return await f();
+    } finally {
+      // The place goes to the next waiting function, if any.
+      const next = queue.shift();
+      if (next) next();
+      else active--;
+    }
+  };
 }
 
 /** The pool a read's options ask for, if any. */

@@ -16,6 +16,7 @@ import * as zarr from "zarrita";
 
 import { errorCode, get, getDecoded, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 import { coreAccess, decodedAccess } from "../../dist/read.js";
+import { serve } from "../../scripts/serve.mjs";
 import { filesUnder } from "./files.mjs";
 
 registerCodecs();
@@ -108,6 +109,52 @@ test("open() reads v2 arrays exactly too (64-bit fill values)", async () => {
     assert.ok(bits(got.data).equals(bits(expectedOf(c))), name);
     const missing = c.missing_chunks[0].map((k, i) => k * c.chunks[i]);
     assert.equal(String(got.data[missing[0] * c.shape[1] + missing[1]]), c.fill_value, `${name}: the fill value, exactly`);
+  }
+});
+
+test("over HTTP (zarrita's FetchStore) the pool takes each response's buffer uncopied; an in-memory store's bytes are never taken", async () => {
+  const server = await serve(dir);
+  try {
+    for (const name of ["v3_default", "v3_sharded_end", "v2_blosc_lz4"]) {
+      const c = manifest.find((m) => m.case === name);
+      assert.ok(c, name);
+      // A FetchStore that keeps what it answered, to see which buffers went to the workers.
+      const [answered, indexes] = [[], []];
+      class Watched extends zarr.FetchStore {
+        async get(key, options) {
+          const bytes = await super.get(key, options);
+          if (bytes && !/(zarr\.json|\.zarray|\.zattrs)$/.test(key)) answered.push(bytes);
+          return bytes;
+        }
+        async getRange(key, range, options) {
+          const bytes = await super.getRange(key, range, options);
+          if (bytes) ("suffixLength" in range ? indexes : answered).push(bytes);
+          return bytes;
+        }
+      }
+      const store = new Watched(`http://127.0.0.1:${server.address().port}/${c.store}`);
+      const arr = await zarr.open(c.path ? zarr.root(store).resolve(c.path) : zarr.root(store), { kind: "array" });
+      const want = expectedOf(c);
+      for (const options of [{ pool }, { pool, useSharedArrayBuffer: false }]) {
+        answered.length = indexes.length = 0;
+        const got = await get(arr, null, options);
+        assert.ok(bits(got.data).equals(bits(want)), `${name}: values differ`);
+        // Every chunk (inner chunk) went to a worker as it came: its buffer is detached here.
+        // A shard index is read on the main thread and keeps its bytes.
+        assert.ok(answered.length > 1, name);
+        assert.deepEqual(answered.map((b) => b.byteLength), answered.map(() => 0), `${name}: every chunk handed over`);
+        assert.equal(indexes.length, name.includes("sharded") ? c.missing_shards.length === 0 ? 4 : 0 : 0);
+        assert.ok(indexes.every((b) => b.byteLength > 0), `${name}: shard indexes kept`);
+      }
+      // The same array from memory: every stored buffer is whole after pooled reads.
+      const { store: memory, arr: fromMemory } = await opened(c);
+      const before = new Map([...memory.files].map(([k, v]) => [k, Buffer.from(v)]));
+      await get(fromMemory, null, { pool });
+      await get(fromMemory, null, { pool, useSharedArrayBuffer: false });
+      for (const [k, v] of memory.files) assert.ok(Buffer.from(v).equals(before.get(k)), `${name} ${k} kept`);
+    }
+  } finally {
+    server.close();
   }
 });
 
