@@ -96,6 +96,8 @@ export interface ArrayAccess<R extends TileReader> {
   memory: WebAssembly.Memory;
   /** For pool workers: the metadata text, which module reads it, the modules, a key. */
   text: string;
+  /** Whether the array is a zarr v2 array (.zarray). */
+  v2: boolean;
   kind: "core" | "packing";
   modules: Partial<Record<ModuleKind, WebAssembly.Module>>;
   key: number;
@@ -179,8 +181,9 @@ async function access<R extends TileReader>(
   bindings: object,
 ): Promise<ArrayAccess<R> | string> {
   const memory = memoryOf(bindings);
-  const text = await metadataText(arr);
-  if (text === undefined) return "no zarr.json or .zarray";
+  const stored = await metadataText(arr);
+  if (stored === undefined) return "no zarr.json or .zarray";
+  const [text, v2] = [stored, isV2Text(stored)];
   const reader = make(text);
   if (reader.fallback !== undefined) return reader.fallback;
   const layout = JSON.parse(reader.layoutJson) as Layout;
@@ -189,8 +192,9 @@ async function access<R extends TileReader>(
   const modules: ArrayAccess<R>["modules"] = { [kind]: compiledOf(bindings) };
   let compressors: BytesCodec[] = [];
   let chunks: Unpacker | undefined;
-  if (layout.codecs.length && layout.codecs_wasm) {
-    chunks = await unpacker(layout.codecs, layout.chunk_bytes);
+  // The compress module reads the codecs' configurations: one it refuses goes to zarrita's.
+  if (layout.codecs.length && layout.codecs_wasm) chunks = await unpacker(layout.codecs, layout.chunk_bytes).catch(() => undefined);
+  if (chunks) {
     modules.compress = compiledOf(await loadCompress());
   } else {
     const codecs = await bytesCodecs(layout.codecs, chunkShape);
@@ -203,8 +207,8 @@ async function access<R extends TileReader>(
     const perShard = layout.chunk_shape.map((s, i) => s / chunkShape[i]);
     const decoded = 16 * perShard.reduce((a, b) => a * b, 1);
     const list = layout.shard.index_codecs;
-    if (layout.index_codecs_wasm && layout.shard.index_bytes !== null) {
-      const u = list.length ? await unpacker(list, decoded) : undefined;
+    const u = layout.index_codecs_wasm && list.length ? await unpacker(list, decoded).catch(() => undefined) : undefined;
+    if (layout.index_codecs_wasm && layout.shard.index_bytes !== null && (u || !list.length)) {
       const bytes = layout.shard.index_bytes;
       index = { bytes, perShard, unpack: async (raw) => (u ? unpack(u.decompressor, u.memory, raw).slice() : raw) };
     } else {
@@ -218,7 +222,7 @@ async function access<R extends TileReader>(
       index = { bytes, perShard, unpack: (raw) => decodeBytes(codecs, raw) };
     }
   }
-  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, kind, modules, key: accessKeys++ };
+  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, v2, kind, modules, key: accessKeys++ };
 }
 
 /** Per-array access, built once (a failure is not kept). */
@@ -452,7 +456,8 @@ async function readWithPool<R extends TileReader>(
 /** A promise that resolves in a later task of the event loop (not a microtask). */
 function nextTask(): Promise<void> {
   return new Promise((resolve) => {
-    if (typeof setImmediate === "function") return void setImmediate(resolve);
+    const immediate = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate;
+    if (immediate) return void immediate(resolve);
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {
       channel.port1.close();

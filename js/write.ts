@@ -224,7 +224,7 @@ export function set(arr: Writable, selection: Selection, value: Scalar | ChunkVa
   return naming(arr.path, async () => {
     const a = await coreAccess(arr as never);
     // zarr v2 arrays are written by zarr.set: numcodecs' filters encode with NumPy's rules.
-    if (typeof a === "string" || a.layout.shard || a.layout.transposed || isV2Text(a.text)) {
+    if (typeof a === "string" || a.layout.shard || a.layout.transposed || a.v2) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value);

@@ -69,12 +69,23 @@ fn invalid(message: impl Into<String>) -> Error {
 
 /// An array's metadata as zarr v3 zarr.json: a zarr.json as it is, or, for a zarr v2 array,
 /// the text the JavaScript side builds from its files, `{"zarr_format": 2, "zarray": {...},
-/// "zattrs": {...}}`, translated ([`v2::to_v3`]).
+/// "zattrs": {...}}`, translated ([`v2::to_v3`]). A v2 array's attributes then also carry
+/// the `.zarray`'s fill value as `_FillValue` where they have none, as xarray decodes it
+/// ([`crate::missing::with_v2_fill_value`]; the readers ignore attributes otherwise).
 pub fn normalise(meta: Value) -> Result<Value> {
-    match meta.get("zarray") {
-        Some(zarray) => v2::to_v3(zarray, meta.get("zattrs")),
-        None => Ok(meta),
+    let Some(zarray) = meta.get("zarray") else {
+        return Ok(meta);
+    };
+    let v3 = v2::to_v3(zarray, meta.get("zattrs"))?;
+    let Value::Object(mut map) = v3 else {
+        return Ok(v3);
+    };
+    if let Some(fill) = zarray.get("fill_value") {
+        let attributes = map.get("attributes").unwrap_or(&Value::Null);
+        let attributes = crate::missing::with_v2_fill_value(attributes, fill);
+        map.insert("attributes".to_string(), attributes);
     }
+    Ok(Value::Object(map))
 }
 
 /// Reads a zarr v3 array's zarr.json.
@@ -391,9 +402,7 @@ impl ArrayLayout {
                 // The index's stored size, where its codecs fix it (bytes, crc32c).
                 (
                     "index_bytes",
-                    BytesChain::from_v3(&s.index_compressors)
-                        .ok()
-                        .and_then(|c| c.encoded_size(16 * self.chunks_per_shard()))
+                    BytesChain::encoded_size_of(&s.index_compressors, 16 * self.chunks_per_shard())
                         .map_or(Value::Null, |n| Value::from(n as u64)),
                 ),
                 ("index_at_end", Value::Bool(s.index_at_end)),
@@ -401,7 +410,9 @@ impl ArrayLayout {
         };
         let fill_bytes = self.fill_value().to_le_bytes();
         let chunk_bytes = self.chain.len() * self.chain.encoded_data_type().size();
-        let wasm = |list: &[Value]| Value::Bool(BytesChain::from_v3(list).is_ok());
+        // Whether the compress module has every codec (it reads their configurations, and the
+        // JavaScript side falls back to zarrita's registry where it refuses one).
+        let wasm = |list: &[Value]| Value::Bool(BytesChain::knows_all(list));
         let index_wasm = match &self.shard {
             Some(s) => wasm(&s.index_compressors),
             None => Value::Bool(true),

@@ -84,12 +84,9 @@ impl DecodedReader {
             (Err(_), Ok(dtype)) => dtype,
             (Err(reason), Err(_)) => return Err(unsupported(reason)),
         };
-        let mut attributes = meta.get("attributes").cloned().unwrap_or(Value::Null);
-        // A zarr v2 array: xarray also masks its .zarray fill value.
-        let raw = parse_json(zarr_json, "zarr.json")?;
-        if let Some(fill) = raw.get("zarray").and_then(|z| z.get("fill_value")) {
-            attributes = zarr_wasm_codecs::missing::with_v2_fill_value(&attributes, fill);
-        }
+        // (A zarr v2 array's carry its .zarray fill value, which xarray masks too: see
+        // `layout::normalise`.)
+        let attributes = meta.get("attributes").cloned().unwrap_or(Value::Null);
         let mask = zarr_wasm_codecs::missing::MaskAndScale::from_attributes(mask, &attributes)
             .map_err(js_error)?;
         Ok(Self {

@@ -231,6 +231,15 @@ impl BytesChain {
         })
     }
 
+    /// The stored size of `decoded` bytes under a v3 list of codecs, where each is in the
+    /// table and fixes it (a shard index's crc32c), read from the names alone: what the core
+    /// module needs of a list (the compress module reads the configurations).
+    pub fn encoded_size_of(list: &[Value], decoded: usize) -> Option<usize> {
+        list.iter().try_fold(decoded, |n, c| {
+            BytesCodec::from_v3_name(c.get("name")?.as_str()?)?.encoded_size(n)
+        })
+    }
+
     pub fn is_empty(&self) -> bool {
         self.codecs.is_empty()
     }
