@@ -168,13 +168,13 @@ export class WorkerPool {
   }
 
   /**
-   * How many chunks a read keeps between starting its fetch and the worker's answer: the jobs
-   * the workers hold, and as many again fetched and ready. A read starts each further fetch
-   * as an answer arrives, so that the store's work (a copy, for an in-memory store) is spread
-   * over many short tasks rather than done for every chunk at once.
+   * How many chunks a read keeps between starting its fetch and the worker's answer: four
+   * times what the workers hold, and at least 32, so that fetches over a network overlap
+   * the decoding while the stored bytes waiting stay bounded. A read starts each further
+   * fetch as an answer arrives.
    */
   async ahead(): Promise<number> {
-    return 2 * IN_FLIGHT * (await this.workers()).length;
+    return Math.max(32, 4 * IN_FLIGHT * (await this.workers()).length);
   }
 
   /** The workers, started on first use; refused once the pool is terminated. */
