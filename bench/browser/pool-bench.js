@@ -19,6 +19,7 @@ import * as zarr from "zarrita";
 import { get, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 // Not public: only to say whether `get` read an array on its own path or fell back to zarr.get.
 import { coreAccess } from "../../dist/read.js";
+import { crc32c } from "../../tests/node/random-arrays.mjs";
 import { designField, median, seededShuffle } from "../util.mjs";
 
 const params = new URL(location.href).searchParams;
@@ -95,18 +96,6 @@ async function v2BloscStore(input) {
   }
   return store;
 }
-
-/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78), bit by bit. */
-function crc32c(bytes) {
-  let crc = 0xffffffff;
-  for (const b of bytes) {
-    crc ^= b;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-// RFC 3720, B.4: 32 bytes of zeros give 0x8a9136aa.
-if (crc32c(new Uint8Array(32)) !== 0x8a9136aa) throw new Error("crc32c is wrong");
 
 /**
  * A sharded float64 array: 1024 x 1024 shards of 2 x 2 inner 512 x 512 chunks, each inner
