@@ -52,6 +52,11 @@ type NodeWorker = {
   ref(): void;
   unref(): void;
 };
+/** Bytes per value of the typed arrays a job's `type` names. */
+const BYTES: Record<string, number> = {
+  Int8Array: 1, Uint8Array: 1, Int16Array: 2, Uint16Array: 2, Float16Array: 2, Int32Array: 4, Uint32Array: 4,
+  Float32Array: 4, Float64Array: 8, BigInt64Array: 8, BigUint64Array: 8,
+};
 /** Jobs a worker holds at once: one it works on and one ready for when it finishes. */
 const IN_FLIGHT = 2;
 /** The most bytes of given-back buffers an idle pool keeps for its next read. */
@@ -205,7 +210,12 @@ export class WorkerPool {
       }
       const id = this.owe(slot, { resolve, reject });
       const stored = this.handOver(job);
-      slot.port.post({ ...job, stored, job: id }, [stored.buffer as ArrayBuffer]);
+      // Values that go back (no shared output) are written into a buffer given back earlier.
+      const n = job.out ? 0 : job.runLength * job.starts.length * (BYTES[job.type] ?? 0);
+      const at = n ? this.spare.findIndex((b) => b.byteLength >= n && b.byteLength <= 2 * n) : -1;
+      const box = at < 0 ? undefined : this.spare.splice(at, 1)[0];
+      const transfer = box ? [stored.buffer as ArrayBuffer, box] : [stored.buffer as ArrayBuffer];
+      slot.port.post({ ...job, stored, job: id, box }, transfer);
     }
   }
 
@@ -248,7 +258,7 @@ export class WorkerPool {
   ): Slot {
     const slot: Slot = { port: undefined as unknown as Port, pending: new Map(), started: new Set() };
     const settle = (message: Reply) => {
-      if (message.input && this.spare.length < 2 * IN_FLIGHT * slots.length) this.spare.push(message.input);
+      for (const b of message.spare ?? []) if (this.spare.length < 4 * IN_FLIGHT * slots.length) this.spare.push(b);
       const pending = slot.pending.get(message.job);
       if (!pending) return;
       slot.pending.delete(message.job);

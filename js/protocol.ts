@@ -40,6 +40,8 @@ export interface Job {
 export interface JobMessage extends Job {
   op?: undefined;
   job: number;
+  /** A buffer a worker gave back, for the box's values when they go back (not into an output). */
+  box?: ArrayBuffer;
 }
 
 /**
@@ -62,10 +64,14 @@ export interface ErrorReply {
   code?: string;
 }
 
-/** A worker's answer to a job or an "end": a buffer of values, or an error; `input` gives back the stored bytes' buffer. */
+/**
+ * A worker's answer to a job or an "end": a buffer of values, or an error. `spare` gives
+ * buffers back for later jobs: the stored bytes', a box buffer it did not use, or (with
+ * `job` -1, answering nothing) a box it has placed into the output it assembles.
+ */
 export interface Reply {
   job: number;
   buffer?: ArrayBuffer;
-  input?: ArrayBuffer;
+  spare?: ArrayBuffer[];
   error?: ErrorReply;
 }

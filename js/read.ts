@@ -453,17 +453,21 @@ async function readWithPool<R extends TileReader>(
   return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
 }
 
+/** Resolvers waiting for a task of their own (browsers: one message each on `taskChannel`). */
+const waitingTasks: (() => void)[] = [];
+let taskChannel: MessageChannel | undefined;
+
 /** A promise that resolves in a later task of the event loop (not a microtask). */
 function nextTask(): Promise<void> {
   return new Promise((resolve) => {
     const immediate = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate;
     if (immediate) return void immediate(resolve);
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
+    if (!taskChannel) {
+      taskChannel = new MessageChannel();
+      taskChannel.port1.onmessage = () => waitingTasks.shift()?.();
+    }
+    waitingTasks.push(resolve);
+    taskChannel.port2.postMessage(null);
   });
 }
 

@@ -74,7 +74,10 @@ function decode(job: JobMessage): ArrayBuffer | undefined {
     placeChunk(r, memories[job.kind]!, stored, job.region, Out, { out: shared, runLength: job.runLength, starts: job.starts });
     return undefined;
   }
-  const box = new Out(job.runLength * job.starts.length);
+  // Into the buffer the main thread sent, when it is large enough: memory written before
+  // costs several times less to write than new memory.
+  const n = job.runLength * job.starts.length;
+  const box = job.box && job.box.byteLength >= n * Out.BYTES_PER_ELEMENT ? new Out(job.box, 0, n) : new Out(n);
   placeChunk(r, memories[job.kind]!, stored, job.region, Out, boxRunsOf(box, job.runLength));
   return box.buffer as ArrayBuffer;
 }
@@ -89,10 +92,12 @@ function assemble(message: AssemblyMessage): void {
       if (!entry) return;
       const to: Runs = { out: entry.out, runLength: message.runLength, starts: message.starts };
       if (!message.buffer) return fillRuns(entry.fill, to);
-      const values = new (entry.out.constructor as typeof Uint8Array)(message.buffer);
+      const values = new (entry.out.constructor as typeof Uint8Array)(message.buffer, 0, message.starts.length * message.runLength);
       for (let r = 0; r < message.starts.length; r++) {
         entry.out.set(values.subarray(r * message.runLength, (r + 1) * message.runLength) as never, message.starts[r]);
       }
+      // The box's buffer goes back, for a later box.
+      port.postMessage({ job: -1, spare: [message.buffer] }, [message.buffer]);
       return;
     }
     case "abort":
@@ -118,13 +123,16 @@ function handle(message: ToWorker): void {
     return;
   }
   if (message.op) return assemble(message);
-  // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into.
-  const input = message.stored.buffer as ArrayBuffer;
+  // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into,
+  // and a box buffer this job did not use.
+  const spare = [message.stored.buffer as ArrayBuffer];
   try {
     const buffer = decode(message);
-    port.postMessage({ job: message.job, buffer, input }, buffer ? [buffer, input] : [input]);
+    if (message.box && buffer !== message.box) spare.push(message.box);
+    port.postMessage({ job: message.job, buffer, spare }, buffer ? [buffer, ...spare] : spare);
   } catch (e) {
-    port.postMessage({ job: message.job, error: errorOf(e), input }, [input]);
+    if (message.box) spare.push(message.box);
+    port.postMessage({ job: message.job, error: errorOf(e), spare }, spare);
   }
 }
 
