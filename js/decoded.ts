@@ -3,6 +3,7 @@
 // results are left as they are. The rules live in Rust (src/missing.rs).
 import * as zarr from "zarrita";
 import { naming } from "./errors.js";
+import { checkSelection } from "./select.js";
 import { loadPacking } from "./load.js";
 import { type GetOptions, getDecodedDirect, type Selection } from "./read.js";
 
@@ -43,6 +44,7 @@ export async function getDecoded(
 }
 
 async function decodedRead(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
+  checkSelection(selection, arr.shape.length);
   const direct = await getDecodedDirect(arr, selection, options);
   if (direct) return direct;
   const [raw, wasm] = await Promise.all([zarr.get(arr, selection, options as never), loadPacking()]);

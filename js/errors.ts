@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "INEXACT_NUMBER",
   "CORRUPT_CHUNK",
   "CHECKSUM",
+  "NON_FINITE",
   // From the JavaScript side: set's checks and the worker pool.
   "SHAPE_MISMATCH",
   "INVALID_STRIDE",
@@ -25,6 +26,12 @@ export const ERROR_CODES = [
   "WORKER_LOST",
   "POOL_TERMINATED",
   "INVALID_ARGUMENT",
+  "INVALID_SELECTION",
+  "TOO_LARGE",
+  // zarrita's errors, given a code where they leave this package (see `naming`).
+  "NOT_FOUND",
+  "CODEC_FAILED",
+  "UNSUPPORTED",
 ] as const;
 
 /** A code of the package's errors. */
@@ -55,17 +62,44 @@ export function errorCode(e: unknown): ErrorCode | undefined {
   return undefined;
 }
 
+/** The codes zarrita's errors (by their `_tag`) get where they leave this package. */
+const ZARRITA_CODES: Record<string, ErrorCode> = {
+  NotFoundError: "NOT_FOUND",
+  InvalidMetadataError: "INVALID_METADATA",
+  UnknownCodecError: "UNKNOWN_CODEC",
+  CodecPipelineError: "CODEC_FAILED",
+  InvalidSelectionError: "INVALID_SELECTION",
+  UnsupportedError: "UNSUPPORTED",
+};
+
 /**
- * Runs `work` for the array at `path`; an error of the package's that it throws names the
- * array in its message (its code and everything else unchanged).
+ * Runs `work` for the array at `path`; an error it throws leaves with a code on the error
+ * itself and the array named in its message. The package's own errors keep everything but
+ * the message. An error that wraps one of them (zarrita's CodecPipelineError around a
+ * codec's) becomes an error with that code, its message and the original as `cause`; so does
+ * one of zarrita's own (by its kind: NOT_FOUND, INVALID_METADATA, UNKNOWN_CODEC,
+ * CODEC_FAILED, INVALID_SELECTION, UNSUPPORTED). An abort (AbortError) and anything else (a
+ * store's own error) leave as they are.
  */
 export async function naming<T>(path: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (e) {
     const prefix = `array "${path}": `;
-    if (isCodecError(e) && !e.message.startsWith(prefix)) e.message = prefix + e.message;
-    throw e;
+    if (isCodecError(e)) {
+      if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
+      throw e;
+    }
+    if (!(e instanceof Error) || e.name === "AbortError") throw e;
+    let inner: CodecError | undefined;
+    for (let at: unknown = e, depth = 0; at && depth < 16 && !inner; depth++) {
+      if (isCodecError(at)) inner = at;
+      at = (at as { cause?: unknown }).cause;
+    }
+    const code = inner?.code ?? ZARRITA_CODES[(e as { _tag?: string })._tag ?? ""];
+    if (!code) throw e;
+    const message = inner ? `${e.message}: ${inner.message}` : e.message;
+    throw codedError(code, message.startsWith(prefix) ? message : prefix + message, e);
   }
 }
 

@@ -4,7 +4,7 @@
 // configurations are decimal strings, which zarrita passes through untouched and this
 // package's codecs read exactly.
 import * as zarr from "zarrita";
-import { codedError } from "./errors.js";
+import { codedError, naming } from "./errors.js";
 import { loadWasm } from "./load.js";
 import { isV2Text, metadataText, rememberText } from "./read.js";
 
@@ -35,6 +35,10 @@ export async function open<Store extends zarr.Readable>(
   location: zarr.Location<Store> | Store,
 ): Promise<zarr.Array<zarr.DataType, Store>> {
   const loc = location instanceof zarr.Location ? location : zarr.root(location as Store);
+  return naming(loc.path, () => openAt(loc));
+}
+
+async function openAt<Store extends zarr.Readable>(loc: zarr.Location<Store>): Promise<zarr.Array<zarr.DataType, Store>> {
   const store = loc.store as unknown as { get(key: string): Promise<Uint8Array | undefined> };
   const bytes = await store.get(loc.resolve("zarr.json").path);
   if (!bytes) {
@@ -52,6 +56,9 @@ export async function open<Store extends zarr.Readable>(
   if (meta.node_type !== "array") {
     throw codedError("INVALID_METADATA", `${loc.path} is not an array (node_type ${JSON.stringify(meta.node_type)})`);
   }
+  // The layout reader refuses what no reader may read as it stands (codecs out of zarr v3's
+  // order, e.g. [zfp, bytes]); what it leaves to zarrita (its fallback) opens.
+  new wasm.ArrayReader(text).free();
   markExact(meta.codecs);
   const arr = new zarr.Array(loc.store, loc.path, meta as never) as zarr.Array<zarr.DataType, Store>;
   rememberText(arr, text);

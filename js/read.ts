@@ -17,7 +17,7 @@ import {
 } from "./place.js";
 import { defaultPool, WorkerPool } from "./pool.js";
 import type { ModuleKind } from "./protocol.js";
-import { type Box, boxRuns, planSelection, type Plan, type Selection } from "./select.js";
+import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
 export { filled, type TypedArray, typedArrayFor } from "./place.js";
@@ -361,7 +361,7 @@ async function readInto<R extends TileReader>(
   const pool = poolOf(options);
   if (pool) return readWithPool(arr, a, selection, options, Out, fill, pool);
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
-  const out = new Out(plan.size);
+  const out = allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
   const fetchChunk = chunkFetcher(arr, a, options);
   await Promise.all(
     plan.boxes.map(async (box) => {
@@ -410,7 +410,8 @@ async function readWithPool<R extends TileReader>(
         "(Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)",
     );
   }
-  const buffer = shared ? new SharedArrayBuffer(plan.size * Out.BYTES_PER_ELEMENT) : undefined;
+  const bytes = plan.size * Out.BYTES_PER_ELEMENT;
+  const buffer = shared ? allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new SharedArrayBuffer(bytes)) : undefined;
   const out = buffer ? new Out(buffer, 0, plan.size) : undefined;
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
@@ -499,8 +500,13 @@ function limiter(n: number) {
 
 /** The pool a read's options ask for, if any. */
 function poolOf(options: GetOptions): WorkerPool | undefined {
-  if (options.pool === true) return defaultPool();
-  return options.pool || undefined;
+  const pool = options.pool as unknown;
+  if (pool === true) return defaultPool();
+  if (pool === undefined || pool === null || pool === false) return undefined;
+  if (!(pool instanceof WorkerPool)) {
+    throw codedError("INVALID_ARGUMENT", `options.pool must be a WorkerPool, true (the default pool) or false, got ${typeof pool === "string" ? JSON.stringify(pool) : typeof pool}`);
+  }
+  return pool;
 }
 
 /** A zarr.get result: the chunk, or the one value when every dimension is an integer. */
@@ -517,6 +523,7 @@ function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | 
  */
 export function get(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
   return naming(arr.path, async () => {
+    checkSelection(selection, arr.shape.length);
     const a = await coreAccess(arr);
     if (typeof a === "string") return zarr.get(arr, selection, options as never);
     const Out = typedArrayFor(a.layout.data_type)!;

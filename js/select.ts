@@ -1,7 +1,9 @@
 // Selections as zarr.get takes them (null, integers, zarr.slice with a step >= 1), broken into
 // boxes of chunks: for each chunk a selection touches, which of its elements are selected and
 // where they land in the output. Index arithmetic only: the values are the wasm's business.
-import * as zarr from "zarrita";
+import type * as zarr from "zarrita";
+
+import { codedError } from "./errors.js";
 
 /**
  * What to read, as zarrita's `get` takes it: per dimension an index (the dimension is dropped),
@@ -43,7 +45,46 @@ export interface Plan {
 }
 
 function bad(message: string): never {
-  throw new zarr.InvalidSelectionError(message);
+  throw codedError("INVALID_SELECTION", message);
+}
+
+/** The most chunks one read or write may touch (a plan of more is refused, not walked). */
+export const MAX_BOXES = 1 << 24;
+
+/**
+ * Checks that `selection` is what zarr.get takes: null, or a list of at most one entry per
+ * dimension, each null, an integer (a JavaScript number with no fraction) or a `zarr.slice`
+ * (start, stop: integers or null; step: an integer >= 1 or null). Anything else would be read
+ * as something it does not say.
+ */
+export function checkSelection(selection: unknown, ndim: number): asserts selection is Selection {
+  if (selection === null || selection === undefined) return;
+  if (!Array.isArray(selection)) bad(`a selection is null or a list (one entry per dimension), got ${describe(selection)}`);
+  if (selection.length > ndim) bad(`too many indices for array; expected ${ndim}, got ${selection.length}`);
+  selection.forEach((entry: unknown, i) => {
+    if (entry === null || entry === undefined) return;
+    if (typeof entry === "number") {
+      if (!Number.isInteger(entry)) bad(`dimension ${i}: an index must be an integer, got ${entry}`);
+      return;
+    }
+    const isInt = (v: unknown) => v === null || v === undefined || (typeof v === "number" && Number.isInteger(v));
+    if (typeof entry === "object" && "start" in entry && "stop" in entry) {
+      const { start, stop, step } = entry as { start: unknown; stop: unknown; step: unknown };
+      if (isInt(start) && isInt(stop) && isInt(step)) return;
+      bad(`dimension ${i}: a slice's start, stop and step must be integers or null, got ${describe(entry)}`);
+    }
+    bad(`dimension ${i}: an entry must be null, an integer or zarr.slice(...), got ${describe(entry)}`);
+  });
+}
+
+function describe(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "bigint") return `${v}n`;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
 }
 
 function pieces(start: number, step: number, count: number, chunkLen: number, dimLen: number): Piece[] {
@@ -61,16 +102,21 @@ function pieces(start: number, step: number, count: number, chunkLen: number, di
   return out;
 }
 
-function dim(sel: number | zarr.Slice | null | undefined, dimLen: number, chunkLen: number): Dim {
+/** One dimension's selected indices: `count` from `start`, `step` apart. */
+interface Range {
+  start: number;
+  step: number;
+  count: number;
+  dropped: boolean;
+}
+
+function range(sel: number | zarr.Slice | null | undefined, dimLen: number): Range {
   if (typeof sel === "number") {
-    let i = Math.trunc(sel);
-    if (i < 0) i += dimLen;
-    if (!(i >= 0 && i < dimLen)) bad(`index out of bounds for dimension with length ${dimLen}`);
-    return { count: 1, dropped: true, pieces: pieces(i, 1, 1, chunkLen, dimLen) };
+    const i = sel < 0 ? sel + dimLen : sel;
+    if (!(i >= 0 && i < dimLen)) bad(`index ${sel} out of bounds for dimension with length ${dimLen}`);
+    return { start: i, step: 1, count: 1, dropped: true };
   }
-  if (sel === null || sel === undefined) {
-    return { count: dimLen, dropped: false, pieces: pieces(0, 1, dimLen, chunkLen, dimLen) };
-  }
+  if (sel === null || sel === undefined) return { start: 0, step: 1, count: dimLen, dropped: false };
   const step = sel.step ?? 1;
   if (!(step >= 1) || !Number.isInteger(step)) bad("only slices with step >= 1 are supported");
   const clamp = (v: number | null, whenNull: number) => {
@@ -80,16 +126,47 @@ function dim(sel: number | zarr.Slice | null | undefined, dimLen: number, chunkL
   };
   const start = clamp(sel.start, 0);
   const stop = clamp(sel.stop, dimLen);
-  const count = Math.max(0, Math.ceil((stop - start) / step));
-  return { count, dropped: false, pieces: pieces(start, step, count, chunkLen, dimLen) };
+  return { start, step, count: Math.max(0, Math.ceil((stop - start) / step)), dropped: false };
+}
+
+/** How many chunks of `chunkLen` a range touches. */
+function chunksOf(r: Range, chunkLen: number): number {
+  if (r.count === 0) return 0;
+  const last = r.start + (r.count - 1) * r.step;
+  const spanned = Math.floor(last / chunkLen) - Math.floor(r.start / chunkLen) + 1;
+  return Math.min(r.count, spanned);
+}
+
+/**
+ * Makes a read's output (`make`), refusing with TOO_LARGE where the engine cannot allocate
+ * that many values.
+ */
+export function allocate<T>(values: number, bytesPerValue: number, make: () => T): T {
+  try {
+    return make();
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw codedError("TOO_LARGE", `the output would hold ${values} values (${values * bytesPerValue} bytes), more than can be allocated here: select less`, e);
+  }
 }
 
 /** The boxes of `chunkShape`-sized chunks that a selection of an array of `shape` reads. */
 export function planSelection(selection: Selection, shape: number[], chunkShape: number[]): Plan {
-  if (selection !== null && selection.length > shape.length) {
-    bad(`too many indicies for array; expected ${shape.length}, got ${selection.length}`);
+  checkSelection(selection, shape.length);
+  const ranges = shape.map((len, i) => range(selection?.[i] ?? null, len));
+  // How many chunks and values, before any list of them is made: a shape from a metadata
+  // mistake or a hostile store must be refused, not walked.
+  const values = ranges.reduce((n, r) => n * r.count, 1);
+  const chunks = ranges.reduce((n, r, i) => n * chunksOf(r, Math.max(chunkShape[i], 1)), 1);
+  if (chunks > MAX_BOXES || values > Number.MAX_SAFE_INTEGER) {
+    const what = chunks > MAX_BOXES ? `${chunks.toExponential(2)} chunks (at most ${MAX_BOXES} in one call)` : `${values.toExponential(2)} values`;
+    throw codedError("TOO_LARGE", `the selection spans ${what}: select less`);
   }
-  const dims = shape.map((len, i) => dim(selection?.[i] ?? null, len, chunkShape[i]));
+  const dims: Dim[] = ranges.map((r, i) => ({
+    count: r.count,
+    dropped: r.dropped,
+    pieces: values === 0 ? [] : pieces(r.start, r.step, r.count, chunkShape[i], shape[i]),
+  }));
   const outShape = dims.filter((d) => !d.dropped).map((d) => d.count);
   const size = dims.reduce((n, d) => n * d.count, 1);
   const boxes: Box[] = [];

@@ -62,6 +62,13 @@ pub enum Error {
         codec: &'static str,
         message: String,
     },
+    /// A value a codec cannot hold (zfp's lossy modes and NaN or an infinity).
+    NonFinite {
+        codec: &'static str,
+        index: usize,
+        value: String,
+        reason: &'static str,
+    },
     /// A stored checksum that does not match the bytes it covers.
     Checksum {
         codec: &'static str,
@@ -88,6 +95,7 @@ impl Error {
             Error::InexactNumber { .. } => "INEXACT_NUMBER",
             Error::CorruptChunk { .. } => "CORRUPT_CHUNK",
             Error::Checksum { .. } => "CHECKSUM",
+            Error::NonFinite { .. } => "NON_FINITE",
         }
     }
 
@@ -186,6 +194,12 @@ impl fmt::Display for Error {
                  string"
             ),
             Error::CorruptChunk { codec, message } => write!(f, "{codec}: {message}"),
+            Error::NonFinite {
+                codec,
+                index,
+                value,
+                reason,
+            } => write!(f, "{codec}: element {index} of the chunk is {value}: {reason}"),
             Error::Checksum {
                 codec,
                 expected,

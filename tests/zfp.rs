@@ -217,6 +217,47 @@ fn configurations_are_checked() {
 }
 
 #[test]
+fn lossy_modes_refuse_nan_and_infinities_reversible_keeps_them() {
+    let shape = [4usize, 4];
+    let lossy = [
+        json!({"mode": "fixed_accuracy", "tolerance": 0.001}),
+        json!({"mode": "fixed_rate", "rate": 16}),
+        json!({"mode": "fixed_precision", "precision": 20}),
+        json!({"mode": "expert", "minbits": 1, "maxbits": 4096, "maxprec": 64, "minexp": -1074}),
+    ];
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut values: Vec<f64> = (0..16).map(|i| f64::from(i) * 0.25).collect();
+        values[9] = bad;
+        let as32: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+        for config in &lossy {
+            for data in [
+                ArrayData::Float64(values.clone()),
+                ArrayData::Float32(as32.clone()),
+            ] {
+                let zfp = Zfp::new(Some(&j(config)), data.data_type(), &shape).expect("codec");
+                let err = zfp.encode(&data).expect_err(&format!("{config} {bad}"));
+                assert_eq!(err.code(), "NON_FINITE", "{config}: {err}");
+                assert!(err.to_string().contains("element 9"), "{err}");
+            }
+        }
+        // Reversible mode is lossless: the value comes back, bit for bit.
+        let zfp = Zfp::new(
+            Some(&j(&json!({"mode": "reversible"}))),
+            DataType::Float64,
+            &shape,
+        )
+        .expect("codec");
+        let stream = zfp
+            .encode(&ArrayData::Float64(values.clone()))
+            .expect("reversible");
+        let ArrayData::Float64(back) = zfp.decode(&stream).expect("decode") else {
+            panic!("float64");
+        };
+        assert_eq!(back[9].to_bits(), bad.to_bits());
+    }
+}
+
+#[test]
 fn corrupt_truncated_and_empty_streams_error_or_decode_but_never_panic() {
     let case = cases()
         .into_iter()

@@ -59,7 +59,7 @@ function decompressorFor(job: JobMessage): DecompressorLike | undefined {
 }
 
 /** Outputs this worker assembles, by read (reads with no shared output). */
-const outputs = new Map<number, { out: TypedArray; fill: Uint8Array }>();
+const outputs = new Map<number, { out?: TypedArray; fill: Uint8Array; error?: ErrorReply }>();
 
 /**
  * Decodes the box of one stored chunk and writes its values to the shared output or to an
@@ -86,10 +86,19 @@ function assemble(message: AssemblyMessage): void {
   const entry = outputs.get(message.read);
   switch (message.op) {
     case "begin":
-      outputs.set(message.read, { out: new (typedArrayNamed(message.type)!)(message.length), fill: message.fill });
+      try {
+        outputs.set(message.read, { out: new (typedArrayNamed(message.type)!)(message.length), fill: message.fill });
+      } catch (e) {
+        const error = {
+          message: `the output would hold ${message.length} values, more than can be allocated here: select less`,
+          name: "Error",
+          code: e instanceof RangeError ? "TOO_LARGE" : undefined,
+        };
+        outputs.set(message.read, { fill: message.fill, error });
+      }
       return;
     case "place": {
-      if (!entry) return;
+      if (!entry?.out) return;
       const to: Runs = { out: entry.out, runLength: message.runLength, starts: message.starts };
       if (!message.buffer) return fillRuns(entry.fill, to);
       const values = new (entry.out.constructor as typeof Uint8Array)(message.buffer, 0, message.starts.length * message.runLength);
@@ -105,8 +114,8 @@ function assemble(message: AssemblyMessage): void {
       return;
     case "end": {
       outputs.delete(message.read);
-      const buffer = entry?.out.buffer as ArrayBuffer | undefined;
-      const error = buffer ? undefined : { message: "the read's output is gone", name: "Error", code: "WORKER_LOST" };
+      const buffer = entry?.out?.buffer as ArrayBuffer | undefined;
+      const error = buffer ? undefined : (entry?.error ?? { message: "the read's output is gone", name: "Error", code: "WORKER_LOST" });
       port.postMessage({ job: message.job, buffer, error }, buffer ? [buffer] : []);
     }
   }

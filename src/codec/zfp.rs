@@ -145,6 +145,38 @@ impl Zfp {
         Value::Object(out)
     }
 
+    /// zfp's modes other than reversible cannot hold NaN or the infinities: zfp encodes them
+    /// as numbers and the block around them decodes wrong as well. Refused before encoding.
+    fn check_finite(&self, data: &ArrayData) -> Result<()> {
+        let first = match data {
+            ArrayData::Float16(v) => v
+                .iter()
+                .position(|&x| !f16_to_f32(x).is_finite())
+                .map(|i| (i, f64::from(f16_to_f32(v[i])))),
+            ArrayData::Float32(v) => v
+                .iter()
+                .position(|x| !x.is_finite())
+                .map(|i| (i, f64::from(v[i]))),
+            ArrayData::Float64(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, v[i])),
+            _ => None,
+        };
+        match first {
+            None => Ok(()),
+            Some((index, value)) => Err(Error::NonFinite {
+                codec: CODEC,
+                index,
+                value: if value.is_nan() {
+                    "NaN".into()
+                } else {
+                    format!("{value}")
+                },
+                reason: "zfp's lossy modes (fixed_accuracy, fixed_rate, fixed_precision, expert) \
+                         cannot hold NaN or infinities; use mode reversible, or replace them \
+                         (e.g. by a finite fill value)",
+            }),
+        }
+    }
+
     /// Compresses a chunk into a headerless zfp stream.
     pub fn encode(&self, data: &ArrayData) -> Result<Vec<u8>> {
         if data.data_type() != self.dtype {
@@ -162,6 +194,9 @@ impl Zfp {
         }
         if self.len == 0 {
             return Ok(Vec::new());
+        }
+        if self.mode != ZfpMode::Reversible {
+            self.check_finite(data)?;
         }
         match data {
             ArrayData::Float32(v) => self.compress(v),

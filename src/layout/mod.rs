@@ -139,6 +139,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
     let codecs = field("codecs")?
         .as_array()
         .ok_or_else(|| invalid("codecs must be a list"))?;
+    check_order(codecs)?;
 
     let sharding = codecs
         .iter()
@@ -177,6 +178,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
                 .get("codecs")
                 .and_then(Value::as_array)
                 .ok_or_else(|| invalid("sharding_indexed has no codecs list"))?;
+            check_order(inner_codecs)?;
             let shard = ShardLayout {
                 inner_chunk_shape: inner.clone(),
                 index_endian,
@@ -225,6 +227,70 @@ fn key_encoding(value: Option<&Value>) -> Result<Option<KeyEncoding>> {
         Some(other) => return Err(invalid(format!("chunk key separator {other}"))),
     };
     Ok(Some(KeyEncoding { v2, separator }))
+}
+
+/// The three kinds of zarr v3 codecs, in the order a chain has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    ArrayToArray,
+    ArrayToBytes,
+    BytesToBytes,
+}
+
+/// A codec's kind, for the codecs whose kind is known here (others: `None`).
+fn kind_of(name: &str) -> Option<Kind> {
+    match name {
+        "scale_offset"
+        | "cast_value"
+        | "transpose"
+        | "bitround"
+        | "delta"
+        | "numcodecs.delta"
+        | "numcodecs.fixedscaleoffset"
+        | "numcodecs.astype"
+        | "numcodecs.bitround"
+        | "numcodecs.quantize" => Some(Kind::ArrayToArray),
+        "bytes" | "zfp" | "sharding_indexed" | "vlen-utf8" | "vlen-bytes" | "json2"
+        | "packbits" | "numcodecs.pcodec" | "numcodecs.zfpy" => Some(Kind::ArrayToBytes),
+        _ => BytesChain::knows_name(name).then_some(Kind::BytesToBytes),
+    }
+}
+
+/// Refuses a codec list whose known codecs are out of zarr v3's order (array -> array codecs,
+/// exactly one array -> bytes codec, then bytes -> bytes codecs), as zarr-python does: such a
+/// chain would otherwise be read as something it does not say (e.g. `[zfp, bytes]` as raw
+/// bytes). A list of array -> array codecs alone is read with `bytes` after them, as zarrita
+/// writes it; a list with a codec of unknown kind is left to the reader that has it.
+fn check_order(codecs: &[Value]) -> Result<()> {
+    let mut serializer: Option<&str> = None;
+    let mut known = true;
+    for codec in codecs {
+        let (name, _) = codec_name_and_config(codec)?;
+        match (kind_of(name), serializer) {
+            (None, _) => known = false,
+            (Some(Kind::ArrayToArray), Some(before)) => {
+                return Err(invalid(format!(
+                    "codecs: the array -> array codec {name} comes after the array -> bytes \
+                     codec {before}"
+                )))
+            }
+            (Some(Kind::ArrayToBytes), Some(before)) => {
+                return Err(invalid(format!(
+                    "codecs has two array -> bytes codecs, {before} and {name}: a chain has \
+                     exactly one"
+                )))
+            }
+            (Some(Kind::ArrayToBytes), None) => serializer = Some(name),
+            (Some(Kind::BytesToBytes), None) if known => {
+                return Err(invalid(format!(
+                    "codecs: the bytes -> bytes codec {name} comes before any array -> bytes \
+                     codec (such as bytes)"
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Splits a chunk's codec list into the chain this package runs (its array -> array codecs

@@ -221,6 +221,11 @@ impl BytesChain {
         Ok(Self { codecs })
     }
 
+    /// Whether a v3 name is a bytes -> bytes codec of the table.
+    pub fn knows_name(name: &str) -> bool {
+        BytesCodec::from_v3_name(name).is_some()
+    }
+
     /// Whether every codec of a v3 list is in the table (what a reader can run here).
     pub fn knows_all(list: &[Value]) -> bool {
         list.iter().all(|c| {

@@ -1,0 +1,185 @@
+// What a newcomer reached that gave a silent wrong answer or an uncoded error, refused now
+// with a coded Error before anything is written: codec lists out of zarr v3's order (the
+// lists zarr-python 3.4.2 refuses, tests/fixtures/chains/refused.json, plus [zfp, bytes]),
+// NaN and infinities under zfp's lossy modes, selections that are not integers, slices or
+// null, reads too large to plan or allocate, a pool option that is not a pool, and zarrita's
+// errors leaving get with a code on the error itself.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { after, test } from "node:test";
+
+import * as zarr from "zarrita";
+import { errorCode, get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+
+registerCodecs();
+
+const refused = JSON.parse(readFileSync(new URL("../fixtures/chains/refused.json", import.meta.url), "utf8"));
+const pool = new WorkerPool(2);
+after(() => pool.terminate());
+
+const BYTES = { name: "bytes", configuration: { endian: "little" } };
+
+function metaOf(codecs, { shape = [4, 4], chunks = [4, 4], dtype = "float64", fill = 0 } = {}) {
+  return {
+    zarr_format: 3, node_type: "array", shape, data_type: dtype, fill_value: fill, attributes: {},
+    chunk_grid: { name: "regular", configuration: { chunk_shape: chunks } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    codecs,
+  };
+}
+
+function storeOf(meta) {
+  return new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta))]]);
+}
+
+/** A hash of every key and value of a Map store. */
+function hashOf(store) {
+  const h = createHash("sha256");
+  for (const [k, v] of [...store].sort(([a], [b]) => (a < b ? -1 : 1))) h.update(k).update(v);
+  return h.digest("hex");
+}
+
+async function rejection(f) {
+  try {
+    await f();
+  } catch (e) {
+    return e;
+  }
+  assert.fail("did not reject");
+}
+
+const value = { data: Float64Array.from({ length: 16 }, (_, i) => i / 4), shape: [4, 4], stride: [4, 1] };
+
+test("codec lists zarr-python refuses, and [zfp, bytes], are refused at open, get and set; nothing is written", async () => {
+  assert.equal(refused.zarr, "3.4.2");
+  const cases = [
+    ...refused.chains.map((c) => ({ ...c, want: c.zarr_python })),
+    // zarr-python has no zfp codec to refuse it with; two array -> bytes codecs, as above.
+    { case: "zfp_then_bytes", codecs: [{ name: "zfp", configuration: { mode: "reversible" } }, BYTES], want: "Only one ArrayBytesCodec" },
+    { case: "bytes_then_zfp", codecs: [BYTES, { name: "zfp", configuration: { mode: "reversible" } }], want: "Only one ArrayBytesCodec" },
+  ];
+  for (const c of cases) {
+    assert.ok(c.want, `zarr-python refused ${c.case}`);
+    const store = storeOf(metaOf(c.codecs));
+    const before = hashOf(store);
+    const opened = await rejection(() => open(zarr.root(store)));
+    assert.equal(opened.code, "INVALID_METADATA", `${c.case}: ${opened.message}`);
+    assert.match(opened.message, /^array "\/": /);
+    const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+    for (const options of [{}, { pool }]) assert.equal((await rejection(() => get(arr, null, options))).code, "INVALID_METADATA", c.case);
+    assert.equal((await rejection(() => set(arr, null, value))).code, "INVALID_METADATA", c.case);
+    assert.equal(hashOf(store), before, `${c.case}: the store is unchanged`);
+  }
+  // zarrita's own arrays with no codecs (zarr.create's default) still read, as bytes.
+  const plain = storeOf(metaOf([]));
+  const arr = await open(zarr.root(plain));
+  await set(arr, null, value);
+  assert.deepEqual([...(await get(arr)).data], [...value.data]);
+});
+
+test("zfp's lossy modes refuse NaN and infinities (NON_FINITE) before writing; reversible keeps them", async () => {
+  const lossy = [
+    { mode: "fixed_accuracy", tolerance: 0.001 },
+    { mode: "fixed_rate", rate: 16 },
+    { mode: "fixed_precision", precision: 20 },
+  ];
+  for (const configuration of lossy) {
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      const store = storeOf(metaOf([{ name: "zfp", configuration }]));
+      const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+      const data = Float64Array.from(value.data);
+      data[9] = bad;
+      const before = hashOf(store);
+      const e = await rejection(() => set(arr, null, { ...value, data }));
+      assert.equal(e.code, "NON_FINITE", `${configuration.mode} ${bad}: ${e.message}`);
+      assert.match(e.message, /element 9/);
+      // zarr.set through registerCodecs' zfp: zarrita's error, the package's code inside it.
+      const viaZarrita = await rejection(() => zarr.set(arr, null, { ...value, data }));
+      assert.equal(errorCode(viaZarrita), "NON_FINITE");
+      assert.equal(hashOf(store), before, "nothing written");
+    }
+  }
+  const store = storeOf(metaOf([{ name: "zfp", configuration: { mode: "reversible" } }]));
+  const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+  const data = Float64Array.from(value.data);
+  [data[3], data[9], data[12]] = [NaN, Infinity, -Infinity];
+  await set(arr, null, { ...value, data });
+  assert.deepEqual([...(await get(arr)).data], [...data]);
+});
+
+test("a selection entry that is not null, an integer or zarr.slice is refused (INVALID_SELECTION) on every path", async () => {
+  const plainStore = storeOf(metaOf([BYTES]));
+  const plain = await zarr.open.v3(zarr.root(plainStore), { kind: "array" });
+  await set(plain, null, value);
+  // A zfp array: get reads it through zarr.get.
+  const zfpStore = storeOf(metaOf([{ name: "zfp", configuration: { mode: "reversible" } }]));
+  const zfp = await zarr.open.v3(zarr.root(zfpStore), { kind: "array" });
+  await set(zfp, null, value);
+  const bad = [["2", 0], [1.5, 0], [{}, 0], [0, true], [0n, 0], [zarr.slice(0.5, 3), null], "all", [null, null, null]];
+  for (const arr of [plain, zfp]) {
+    for (const selection of bad) {
+      const what = `${arr === zfp ? "zfp" : "plain"} ${String(selection)}`;
+      for (const options of [{}, { pool }]) {
+        const e = await rejection(() => get(arr, selection, options));
+        assert.equal(e.code, "INVALID_SELECTION", `${what}: ${e.message}`);
+      }
+      assert.equal((await rejection(() => getDecoded(arr, selection))).code, "INVALID_SELECTION", what);
+      const before = hashOf(arr === zfp ? zfpStore : plainStore);
+      assert.equal((await rejection(() => set(arr, selection, 1))).code, "INVALID_SELECTION", what);
+      assert.equal(hashOf(arr === zfp ? zfpStore : plainStore), before);
+    }
+  }
+  // Out of bounds, as zarr.get refuses it, now with a code; valid selections still read.
+  assert.equal((await rejection(() => get(plain, [4, 0]))).code, "INVALID_SELECTION");
+  assert.equal(await get(plain, [-1, -1]), value.data[15]);
+  assert.deepEqual([...(await get(plain, [zarr.slice(1, 3), 2])).data], [value.data[6], value.data[10]]);
+});
+
+test("a read too large to plan or to allocate is refused with TOO_LARGE at once; the module goes on", async () => {
+  // 2^40 x 2^40 values in 1024 x 1024 chunks: 2^60 chunks.
+  const huge = await zarr.open.v3(zarr.root(storeOf(metaOf([BYTES], { shape: [2 ** 40, 2 ** 40], chunks: [1024, 1024] }))), { kind: "array" });
+  for (const options of [{}, { pool }, { pool, useSharedArrayBuffer: false }]) {
+    const started = performance.now();
+    const e = await rejection(() => get(huge, null, options));
+    assert.equal(e.code, "TOO_LARGE", e.message);
+    assert.ok(performance.now() - started < 1000, "refused before planning");
+  }
+  // A small box of it reads (missing chunks: the fill value).
+  assert.deepEqual([...(await get(huge, [zarr.slice(0, 2), zarr.slice(2 ** 40 - 2, null)])).data], [0, 0, 0, 0]);
+  // 2^20 x 2^20 float64 (8 TiB) in 1024 x 1024 chunks: 2^20 chunks to plan, but no output.
+  const big = await zarr.open.v3(zarr.root(storeOf(metaOf([BYTES], { shape: [2 ** 20, 2 ** 20], chunks: [1024, 1024] }))), { kind: "array" });
+  for (const options of [{}, { pool }, { pool, useSharedArrayBuffer: false }]) {
+    const e = await rejection(() => get(big, null, options));
+    assert.equal(e.code, "TOO_LARGE", `${JSON.stringify(Object.keys(options))}: ${e.message}`);
+  }
+  assert.equal(await get(big, [5, 5], { pool }), 0);
+});
+
+test("options.pool that is not a pool is refused (INVALID_ARGUMENT)", async () => {
+  const arr = await zarr.open.v3(zarr.root(storeOf(metaOf([BYTES]))), { kind: "array" });
+  for (const p of ["yes", 1, {}, { run() {} }]) {
+    const e = await rejection(() => get(arr, null, { pool: p }));
+    assert.equal(e.code, "INVALID_ARGUMENT", String(p));
+  }
+});
+
+test("zarrita's errors leave get with a code on the error itself and the original as cause", async () => {
+  // A zfp array (read through zarr.get) whose gzip stream is damaged: zarrita's
+  // CodecPipelineError around the package's CORRUPT_CHUNK.
+  const store = storeOf(metaOf([{ name: "zfp", configuration: { mode: "reversible" } }, { name: "gzip", configuration: { level: 1 } }]));
+  const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+  await set(arr, null, value);
+  store.set("/c/0/0", store.get("/c/0/0").slice(0, 12));
+  const e = await rejection(() => get(arr));
+  assert.ok(e.code, `a code on the error itself: ${e.message}`);
+  assert.equal(e.code, "CORRUPT_CHUNK", e.message);
+  assert.equal(errorCode(e.cause), "CORRUPT_CHUNK", "the original, zarrita's, is the cause");
+  assert.notEqual(e.cause.code, "CORRUPT_CHUNK");
+  assert.match(e.message, /^array "\/": /);
+  // A codec zarrita does not know.
+  const unknown = storeOf(metaOf([{ name: "scale_ofset", configuration: { scale: 2, offset: 0 } }, BYTES]));
+  unknown.set("/c/0/0", new Uint8Array(128));
+  const u = await rejection(async () => get(await zarr.open.v3(zarr.root(unknown), { kind: "array" })));
+  assert.equal(u.code, "UNKNOWN_CODEC", u.message);
+});
