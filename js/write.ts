@@ -223,8 +223,12 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
 export function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue): Promise<void> {
   return naming(arr.path, async () => {
     const a = await coreAccess(arr as never);
+    if (typeof a !== "string" && a.layout.shard) {
+      planSelection(selection, a.layout.shape, a.chunkShape);
+      throw codedError("UNSUPPORTED", "sharded arrays cannot be written (zarrita's zarr.set cannot write them either); nothing was written");
+    }
     // zarr v2 arrays are written by zarr.set: numcodecs' filters encode with NumPy's rules.
-    if (typeof a === "string" || a.layout.shard || a.layout.transposed || a.v2) {
+    if (typeof a === "string" || a.layout.transposed || a.v2) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value);
