@@ -331,7 +331,10 @@ export class WorkerPool {
 
 let shared: WorkerPool | undefined;
 
-/** The pool `{ pool: true }` uses: created on first use with the default size. */
+/**
+ * The pool `{ pool: true }` uses: created on first use with the default size. After its
+ * `terminate()`, the next call starts a new one (the terminated pool stays terminated).
+ */
 export function defaultPool(): WorkerPool {
   if (!shared || shared.terminated) shared = new WorkerPool();
   return shared;
