@@ -24,6 +24,13 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** A job waiting for a worker; `off` stops listening for its read's abort. */
+interface Waiting extends Pending {
+  job: Job;
+  modules: Partial<Record<ModuleKind, WebAssembly.Module>>;
+  off?: () => void;
+}
+
 interface Slot {
   port: Port;
   pending: Map<number, Pending>;
@@ -90,7 +97,7 @@ export class WorkerPool {
   private jobs = 0;
   private reads = 0;
   private ended = false;
-  private waiting: (Pending & { job: Job; modules: Partial<Record<ModuleKind, WebAssembly.Module>> })[] = [];
+  private waiting: Waiting[] = [];
   /** Buffers of stored bytes the workers gave back, to copy later chunks into. */
   private spare: ArrayBuffer[] = [];
 
@@ -130,10 +137,23 @@ export class WorkerPool {
    * has at most IN_FLIGHT jobs at a time and the rest wait here, so that the stored bytes are
    * copied for a worker just before it needs them: a little at a time, in many short tasks.
    */
-  async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>): Promise<ArrayBuffer | undefined> {
+  async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined> {
     const slots = await this.workers();
+    signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
-      this.waiting.push({ job, modules, resolve, reject });
+      const entry: Waiting = { job, modules, resolve, reject };
+      // An aborted read's jobs that no worker has yet are dropped (one already sent runs to
+      // its end, and its answer is not used).
+      if (signal) {
+        const drop = () => {
+          const at = this.waiting.indexOf(entry);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener("abort", drop, { once: true });
+        entry.off = () => signal.removeEventListener("abort", drop);
+      }
+      this.waiting.push(entry);
       this.dispatch(slots);
     });
   }
@@ -202,7 +222,8 @@ export class WorkerPool {
       let slot: Slot | undefined;
       for (const s of slots) if (s.pending.size < IN_FLIGHT && (!slot || s.pending.size < slot.pending.size)) slot = s;
       if (!slot) return;
-      const { job, modules, resolve, reject } = this.waiting.shift()!;
+      const { job, modules, resolve, reject, off } = this.waiting.shift()!;
+      off?.();
       for (const [kind, module] of Object.entries(modules) as [ModuleKind, WebAssembly.Module][]) {
         if (slot.started.has(kind)) continue;
         slot.port.post({ op: "start", kind, module });

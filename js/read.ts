@@ -32,7 +32,11 @@ type AnyStore = zarr.Readable & {
 
 /** Options of `get` and `getDecoded`. */
 export interface GetOptions {
-  /** Passed to the store's requests. */
+  /**
+   * Cancels the read: passed to the store's requests, and when it fires the read rejects at
+   * once with its reason (an AbortError), decodes no further chunk and drops its jobs that
+   * no pool worker has taken yet.
+   */
   signal?: AbortSignal;
   /**
    * Decode chunks in a pool of workers: a `WorkerPool`, or `true` for the shared default
@@ -359,13 +363,17 @@ async function readInto<R extends TileReader>(
   fill: Uint8Array,
 ) {
   const pool = poolOf(options);
+  const signal = options.signal;
+  signal?.throwIfAborted();
   if (pool) return readWithPool(arr, a, selection, options, Out, fill, pool);
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
   const out = allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
   const fetchChunk = chunkFetcher(arr, a, options);
-  await Promise.all(
+  await untilAborted(signal, Promise.all(
     plan.boxes.map(async (box) => {
       const { key, bytes } = await fetchChunk(box.coords);
+      // An aborted read decodes nothing more.
+      signal?.throwIfAborted();
       const to = runsOf(plan, box, out);
       if (!bytes) return fillRuns(fill, to);
       // Unpacked and placed with nothing awaited between: the view is of wasm memory.
@@ -374,8 +382,23 @@ async function readInto<R extends TileReader>(
         placeChunk(a.reader, a.memory, stored, regionOf(box), Out, to);
       });
     }),
-  );
+  ));
   return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/**
+ * `work`, or its signal's reason (an AbortError) as soon as the signal fires: a read's
+ * promise settles when it is aborted, not when its last fetch or decode ends.
+ */
+function untilAborted<T>(signal: AbortSignal | undefined, work: Promise<T>): Promise<T> {
+  if (!signal) return work;
+  work.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }
 
 /** Whether a SharedArrayBuffer output can be shared with workers here. */
@@ -416,10 +439,14 @@ async function readWithPool<R extends TileReader>(
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
   const paced = limiter(await pool.ahead());
+  const signal = options.signal;
   try {
-    await Promise.all(
+    await untilAborted(signal, Promise.all(
       plan.boxes.map((box) => paced(async () => {
+        // An aborted read fetches and decodes nothing more.
+        signal?.throwIfAborted();
         const { key, bytes, owned } = await fetchChunk(box.coords);
+        signal?.throwIfAborted();
         const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
         if (!bytes && out) return fillRuns(fill, { out, runLength, starts });
         if (!bytes) return assembly!.fill(runLength, starts);
@@ -441,11 +468,12 @@ async function readWithPool<R extends TileReader>(
               starts,
             },
             a.modules,
+            signal,
           ),
         );
         if (values) assembly!.place(values, runLength, starts);
       })),
-    );
+    ));
   } catch (e) {
     assembly?.abort();
     throw e;
