@@ -5,7 +5,7 @@ import * as zarr from "zarrita";
 import { naming } from "./errors.js";
 import { checkSelection } from "./select.js";
 import { loadPacking } from "./load.js";
-import { type GetOptions, getDecodedDirect, type Selection } from "./read.js";
+import { type GetOptions, getDecodedDirect, intoOut, type Selection } from "./read.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
 export interface DecodedChunk {
@@ -47,6 +47,11 @@ async function decodedRead(arr: Readable, selection: Selection, options: GetOpti
   checkSelection(selection, arr.shape.length);
   const direct = await getDecodedDirect(arr, selection, options);
   if (direct) return direct;
+  return intoOut(arr, selection, options, Float64Array, () => decodeFallback(arr, selection, options));
+}
+
+/** getDecoded of an array `get`'s path does not run: zarr.get, then masked and scaled. */
+async function decodeFallback(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
   const [raw, wasm] = await Promise.all([zarr.get(arr, selection, options as never), loadPacking()]);
   let chunk: { data: ArrayBufferView; shape: number[]; stride: number[] };
   if (typeof raw === "object" && raw !== null && "data" in raw) {

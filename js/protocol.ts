@@ -30,6 +30,8 @@ export interface Job {
   type: string;
   /** The shared output's buffer, or undefined for a transferred result. */
   out: SharedArrayBuffer | undefined;
+  /** Where in `out` the output begins, in bytes. */
+  outOffset?: number;
   /** The assembled read the job belongs to (see `WorkerPool.assemble`), if any. */
   read?: number;
   runLength: number;

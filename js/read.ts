@@ -50,6 +50,14 @@ export interface GetOptions {
    * one worker assembles the output and transfers it whole.
    */
   useSharedArrayBuffer?: boolean;
+  /**
+   * A typed array to read into, as a viewer re-reading time steps does: of the result's type
+   * (`getDecoded`: a Float64Array) and exactly as long as the selection (C order). It is filled
+   * and returned as the result's `data`; one of another type or length is refused before
+   * anything is read. With a pool, one backed by a SharedArrayBuffer is written by the
+   * workers directly; another is filled from the assembled result.
+   */
+  out?: TypedArray;
 }
 
 /** What the wasm says of an array's layout (crate::layout::ArrayLayout::to_json). */
@@ -367,7 +375,7 @@ async function readInto<R extends TileReader>(
   signal?.throwIfAborted();
   if (pool) return readWithPool(arr, a, selection, options, Out, fill, pool);
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
-  const out = allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+  const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
   const fetchChunk = chunkFetcher(arr, a, options);
   await untilAborted(signal, Promise.all(
     plan.boxes.map(async (box) => {
@@ -384,6 +392,18 @@ async function readInto<R extends TileReader>(
     }),
   ));
   return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/** `out` if it is an `Out` of `length` values; refused otherwise (before anything is read). */
+export function checkOut(out: unknown, Out: TypedArrayCtor, length: number): TypedArray {
+  if (!(out instanceof Out)) {
+    const name = (out as object | null)?.constructor?.name ?? typeof out;
+    throw codedError("WRONG_ARRAY_TYPE", `options.out must be a ${Out.name} (the result's type), got ${name}`);
+  }
+  if (out.length !== length) {
+    throw codedError("SHAPE_MISMATCH", `options.out has ${out.length} values but the selection has ${length}`);
+  }
+  return out;
 }
 
 /**
@@ -433,9 +453,18 @@ async function readWithPool<R extends TileReader>(
         "(Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)",
     );
   }
+  const given = options.out && checkOut(options.out, Out, plan.size);
   const bytes = plan.size * Out.BYTES_PER_ELEMENT;
-  const buffer = shared ? allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new SharedArrayBuffer(bytes)) : undefined;
-  const out = buffer ? new Out(buffer, 0, plan.size) : undefined;
+  // The caller's output, when the workers can share it; else a new shared one, or none (one
+  // worker assembles the values and the caller's output is filled from them at the end).
+  let buffer: SharedArrayBuffer | undefined;
+  let at = 0;
+  if (given && typeof SharedArrayBuffer !== "undefined" && given.buffer instanceof SharedArrayBuffer) {
+    [buffer, at] = [given.buffer, given.byteOffset];
+  } else if (shared && !given) {
+    buffer = allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new SharedArrayBuffer(bytes));
+  }
+  const out = buffer ? (given?.buffer === buffer ? given : new Out(buffer, at, plan.size)) : undefined;
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
   const paced = limiter(await pool.ahead());
@@ -463,6 +492,7 @@ async function readWithPool<R extends TileReader>(
               region: regionOf(box),
               type: Out.name,
               out: buffer,
+              outOffset: at,
               read: assembly?.read,
               runLength,
               starts,
@@ -478,7 +508,8 @@ async function readWithPool<R extends TileReader>(
     assembly?.abort();
     throw e;
   }
-  const data = out ?? new Out(await assembly!.finish(), 0, plan.size);
+  let data = out ?? new Out(await assembly!.finish(), 0, plan.size);
+  if (given && data !== given && !buffer) data = (given.set(data as never), given);
   return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
 }
 
@@ -553,10 +584,34 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
   return naming(arr.path, async () => {
     checkSelection(selection, arr.shape.length);
     const a = await coreAccess(arr);
-    if (typeof a === "string") return zarr.get(arr, selection, options as never);
+    if (typeof a === "string") return intoOut(arr, selection, options, typedArrayFor(arr.dtype), () => zarr.get(arr, selection, options as never));
     const Out = typedArrayFor(a.layout.data_type)!;
     return result(await readInto(arr, a, selection, options, Out, Uint8Array.from(a.layout.fill_bytes)));
   });
+}
+
+/**
+ * A read by another path (`read`, e.g. zarr.get) with `options.out`: the output is checked
+ * before the read and filled after it.
+ */
+export async function intoOut<T>(
+  arr: Readable,
+  selection: Selection,
+  options: GetOptions,
+  Out: TypedArrayCtor | undefined,
+  read: () => Promise<T>,
+): Promise<T> {
+  if (!options.out) return read();
+  const size = planSelection(selection, arr.shape, arr.chunks).size;
+  if (!Out) throw codedError("WRONG_ARRAY_TYPE", `options.out: no typed array for ${arr.dtype} here`);
+  const out = checkOut(options.out, Out, size);
+  const got = await read();
+  if (typeof got === "object" && got !== null && "data" in got) {
+    out.set((got as { data: TypedArray }).data as never);
+    return { ...got, data: out };
+  }
+  out[0] = got as never;
+  return got;
 }
 
 /** `getDecoded`'s path: tiles decoded, masked and scaled into float64 as they are placed. */

@@ -69,7 +69,7 @@ function decode(job: JobMessage): ArrayBuffer | undefined {
   const Out = typedArrayNamed(job.type)!;
   const r = readerFor(job);
   const stored = unpack(decompressorFor(job), memories.compress, job.stored);
-  const shared = job.out ? new Out(job.out) : outputs.get(job.read ?? -1)?.out;
+  const shared = job.out ? new Out(job.out, job.outOffset ?? 0) : outputs.get(job.read ?? -1)?.out;
   if (shared) {
     placeChunk(r, memories[job.kind]!, stored, job.region, Out, { out: shared, runLength: job.runLength, starts: job.starts });
     return undefined;
