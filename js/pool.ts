@@ -169,7 +169,11 @@ export class WorkerPool {
     const slots = await this.workers();
     const slot = slots[this.reads % slots.length];
     const read = this.reads++;
-    slot.port.post({ op: "begin", read, type, length, fill });
+    // The output is made first: one that cannot be allocated fails the read before any chunk.
+    await new Promise<ArrayBuffer | undefined>((resolve, reject) => {
+      const id = this.owe(slot, { resolve, reject });
+      slot.port.post({ op: "begin", read, type, length, fill, job: id });
+    });
     const live = () => !this.ended && !slot.lost;
     // A box to copy in (with its values) or a missing chunk's runs to fill (without).
     const send = (runLength: number, starts: Float64Array, buffer?: ArrayBuffer) => {

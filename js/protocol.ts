@@ -47,12 +47,12 @@ export interface JobMessage extends Job {
 }
 
 /**
- * The messages of a read whose output one worker assembles: "begin" makes its output,
+ * The messages of a read whose output one worker assembles: "begin" makes its output (replying to `job`: whether it could),
  * "place" copies a box another worker decoded (or, with no buffer, writes the fill value to
  * a missing chunk's runs), "end" hands the output over (replying to `job`), "abort" drops it.
  */
 export type AssemblyMessage =
-  | { op: "begin"; read: number; type: string; length: number; fill: Uint8Array }
+  | { op: "begin"; read: number; type: string; length: number; fill: Uint8Array; job: number }
   | { op: "place"; read: number; buffer?: ArrayBuffer; runLength: number; starts: Float64Array }
   | { op: "abort"; read: number }
   | { op: "end"; read: number; job: number };

@@ -49,7 +49,7 @@ function bad(message: string): never {
 }
 
 /** The most chunks one read or write may touch (a plan of more is refused, not walked). */
-export const MAX_BOXES = 1 << 24;
+export const MAX_BOXES = 1 << 20;
 
 /**
  * Checks that `selection` is what zarr.get takes: null, or a list of at most one entry per

@@ -59,7 +59,7 @@ function decompressorFor(job: JobMessage): DecompressorLike | undefined {
 }
 
 /** Outputs this worker assembles, by read (reads with no shared output). */
-const outputs = new Map<number, { out?: TypedArray; fill: Uint8Array; error?: ErrorReply }>();
+const outputs = new Map<number, { out: TypedArray; fill: Uint8Array }>();
 
 /**
  * Decodes the box of one stored chunk and writes its values to the shared output or to an
@@ -88,17 +88,18 @@ function assemble(message: AssemblyMessage): void {
     case "begin":
       try {
         outputs.set(message.read, { out: new (typedArrayNamed(message.type)!)(message.length), fill: message.fill });
+        port.postMessage({ job: message.job });
       } catch (e) {
         const error = {
           message: `the output would hold ${message.length} values, more than can be allocated here: select less`,
           name: "Error",
           code: e instanceof RangeError ? "TOO_LARGE" : undefined,
         };
-        outputs.set(message.read, { fill: message.fill, error });
+        port.postMessage({ job: message.job, error });
       }
       return;
     case "place": {
-      if (!entry?.out) return;
+      if (!entry) return;
       const to: Runs = { out: entry.out, runLength: message.runLength, starts: message.starts };
       if (!message.buffer) return fillRuns(entry.fill, to);
       const values = new (entry.out.constructor as typeof Uint8Array)(message.buffer, 0, message.starts.length * message.runLength);
@@ -114,8 +115,8 @@ function assemble(message: AssemblyMessage): void {
       return;
     case "end": {
       outputs.delete(message.read);
-      const buffer = entry?.out?.buffer as ArrayBuffer | undefined;
-      const error = buffer ? undefined : (entry?.error ?? { message: "the read's output is gone", name: "Error", code: "WORKER_LOST" });
+      const buffer = entry?.out.buffer as ArrayBuffer | undefined;
+      const error = buffer ? undefined : { message: "the read's output is gone", name: "Error", code: "WORKER_LOST" };
       port.postMessage({ job: message.job, buffer, error }, buffer ? [buffer] : []);
     }
   }
