@@ -142,7 +142,7 @@ export { get } from "./read.js";
 export { WorkerPool, defaultPool } from "./pool.js";
 export type { GetOptions, Selection } from "./read.js";
 export { set } from "./write.js";
-export type { ChunkValue } from "./write.js";
+export type { ChunkValue, SetOptions } from "./write.js";
 export { open } from "./open.js";
 export { ERROR_CODES, errorCode, isCodecError } from "./errors.js";
 export type { CodecError, ErrorCode } from "./errors.js";

@@ -111,6 +111,8 @@ export interface WritePackedOptions extends PlanOptions {
   attributes?: Record<string, Json>;
   /** zarr v3 `dimension_names`. */
   dimensionNames?: string[];
+  /** Called as each chunk is encoded (`done` of `total` chunks), as `set`'s. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -123,7 +125,7 @@ export async function writePacked<Store extends zarr.Mutable>(
   data: Float32Array | Float64Array,
   options: WritePackedOptions,
 ) {
-  const { shape, chunkShape, compressors = [], attributes = {}, dimensionNames, ...planOptions } = options;
+  const { shape, chunkShape, compressors = [], attributes = {}, dimensionNames, onProgress, ...planOptions } = options;
   if (!(data instanceof Float32Array || data instanceof Float64Array)) {
     const name = (data as object | null)?.constructor?.name ?? typeof data;
     throw codedError("WRONG_ARRAY_TYPE", `writePacked packs a Float32Array or a Float64Array, got ${name}`);
@@ -144,7 +146,7 @@ export async function writePacked<Store extends zarr.Mutable>(
     attributes: { ...plan.attributes, ...attributes },
     dimensionNames,
   });
-  await set(twin, null, { data, shape, stride: cOrderStrides(shape) });
+  await set(twin, null, { data, shape, stride: cOrderStrides(shape) }, { onProgress });
   const metadata = location.resolve("zarr.json").path;
   for (const [key, bytes] of staged) if (key !== metadata) await location.store.set(key, bytes);
   await location.store.set(metadata, staged.get(metadata)!);

@@ -58,6 +58,11 @@ export interface GetOptions {
    * workers directly; another is filled from the assembled result.
    */
   out?: TypedArray;
+  /**
+   * Called as each chunk of the selection is in place (`done` of `total` chunks; on
+   * zarr.get's path, once at the end).
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** What the wasm says of an array's layout (crate::layout::ArrayLayout::to_json). */
@@ -377,21 +382,29 @@ async function readInto<R extends TileReader>(
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
   const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
   const fetchChunk = chunkFetcher(arr, a, options);
+  const placed = progress(options, plan.boxes.length);
   await untilAborted(signal, Promise.all(
     plan.boxes.map(async (box) => {
       const { key, bytes } = await fetchChunk(box.coords);
       // An aborted read decodes nothing more.
       signal?.throwIfAborted();
       const to = runsOf(plan, box, out);
-      if (!bytes) return fillRuns(fill, to);
+      if (!bytes) return placed(fillRuns(fill, to));
       // Unpacked and placed with nothing awaited between: the view is of wasm memory.
       await namingChunk(key, () => {
         const stored = a.unpacker ? unpack(a.unpacker.decompressor, a.unpacker.memory, bytes) : bytes;
         placeChunk(a.reader, a.memory, stored, regionOf(box), Out, to);
       });
+      placed();
     }),
   ));
   return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/** A function to call as each of `total` chunks is in place: it reports to `onProgress`. */
+function progress(options: { onProgress?: (done: number, total: number) => void }, total: number) {
+  let done = 0;
+  return (_?: unknown) => options.onProgress?.(++done, total);
 }
 
 /** `out` if it is an `Out` of `length` values; refused otherwise (before anything is read). */
@@ -469,6 +482,7 @@ async function readWithPool<R extends TileReader>(
   const fetchChunk = chunkFetcher(arr, a, options);
   const paced = limiter(await pool.ahead());
   const signal = options.signal;
+  const placed = progress(options, plan.boxes.length);
   try {
     await untilAborted(signal, Promise.all(
       plan.boxes.map((box) => paced(async () => {
@@ -477,8 +491,8 @@ async function readWithPool<R extends TileReader>(
         const { key, bytes, owned } = await fetchChunk(box.coords);
         signal?.throwIfAborted();
         const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
-        if (!bytes && out) return fillRuns(fill, { out, runLength, starts });
-        if (!bytes) return assembly!.fill(runLength, starts);
+        if (!bytes && out) return placed(fillRuns(fill, { out, runLength, starts }));
+        if (!bytes) return placed(assembly!.fill(runLength, starts));
         const values = await namingChunk(key, () =>
           pool.run(
             {
@@ -502,6 +516,7 @@ async function readWithPool<R extends TileReader>(
           ),
         );
         if (values) assembly!.place(values, runLength, starts);
+        placed();
       })),
     ));
   } catch (e) {
@@ -590,6 +605,17 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
   });
 }
 
+/** For a read by another path: reports every chunk in place at once, at its end. */
+function reportAll(arr: Readable, selection: Selection, options: GetOptions) {
+  return <T>(got: T): T => {
+    if (options.onProgress) {
+      const n = planSelection(selection, arr.shape, arr.chunks).boxes.length;
+      options.onProgress(n, n);
+    }
+    return got;
+  };
+}
+
 /**
  * A read by another path (`read`, e.g. zarr.get) with `options.out`: the output is checked
  * before the read and filled after it.
@@ -601,11 +627,11 @@ export async function intoOut<T>(
   Out: TypedArrayCtor | undefined,
   read: () => Promise<T>,
 ): Promise<T> {
-  if (!options.out) return read();
+  if (!options.out) return read().then(reportAll(arr, selection, options));
   const size = planSelection(selection, arr.shape, arr.chunks).size;
   if (!Out) throw codedError("WRONG_ARRAY_TYPE", `options.out: no typed array for ${arr.dtype} here`);
   const out = checkOut(options.out, Out, size);
-  const got = await read();
+  const got = await read().then(reportAll(arr, selection, options));
   if (typeof got === "object" && got !== null && "data" in got) {
     out.set((got as { data: TypedArray }).data as never);
     return { ...got, data: out };

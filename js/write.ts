@@ -220,7 +220,7 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
  * when any chunk fails to encode, it throws and the store is unchanged. Sharded arrays, and
  * chains this path does not run, are written by zarr.set (through the same staging).
  */
-export function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue): Promise<void> {
+export function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue, options: SetOptions = {}): Promise<void> {
   return naming(arr.path, async () => {
     const a = await coreAccess(arr as never);
     if (typeof a !== "string" && a.layout.shard) {
@@ -231,16 +231,33 @@ export function set(arr: Writable, selection: Selection, value: Scalar | ChunkVa
     if (typeof a === "string" || a.layout.transposed || a.v2) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
-      return stagedZarrSet(arr, selection, value);
+      await stagedZarrSet(arr, selection, value);
+      return void options.onProgress?.(plan.boxes.length, plan.boxes.length);
     }
     const plan = planSelection(selection, a.layout.shape, a.chunkShape);
     const checked = checkValue(a.layout.data_type, plan, value);
-    const staged = await encodeBoxes(arr, a, plan, checked);
+    const staged = await encodeBoxes(arr, a, plan, checked, options);
     for (const [path, bytes] of staged) await arr.store.set(path, bytes);
   });
 }
 
-async function encodeBoxes(arr: Writable, a: ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js").ArrayReader>>, plan: Plan, value: ChunkValue | TypedArray) {
+/** Options of `set`. */
+export interface SetOptions {
+  /**
+   * Called as each chunk is encoded (`done` of `total` chunks; the store is written once all
+   * have; through zarr.set, once at the end).
+   */
+  onProgress?: (done: number, total: number) => void;
+}
+
+async function encodeBoxes(
+  arr: Writable,
+  a: ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js").ArrayReader>>,
+  plan: Plan,
+  value: ChunkValue | TypedArray,
+  options: SetOptions,
+) {
+  let done = 0;
   const layout = a.layout;
   const Ctor = typedArrayFor(layout.data_type)!;
   const size = a.chunkShape.reduce((x, y) => x * y, 1);
@@ -267,6 +284,7 @@ async function encodeBoxes(arr: Writable, a: ArrayAccess<InstanceType<typeof imp
     let bytes: Uint8Array = a.reader.encodeChunk(chunk);
     for (const c of codecs) bytes = await c.encode(bytes);
     staged.set(path, bytes);
+    options.onProgress?.(++done, plan.boxes.length);
   }
   return staged;
 }

@@ -97,3 +97,27 @@ test("an output of another type or length is refused before anything is read; za
   assert.equal((await getDecoded(zfp, null, { out: decodedOut })).data, decodedOut);
   assert.deepEqual([...decodedOut], [...values]);
 });
+
+test("onProgress counts every chunk once, up to the total, on get, getDecoded, set and writePacked", async () => {
+  const { writePacked } = await import("zarr-wasm-codecs");
+  const { c, arr } = await fixture("v3_sharded_end");
+  const chunks = c.shape.reduce((n, d, i) => n * Math.ceil(d / c.chunks[i]), 1);
+  for (const options of [{}, { pool }, { pool, useSharedArrayBuffer: false }]) {
+    for (const read of [get, getDecoded]) {
+      const calls = [];
+      await read(arr, null, { ...options, onProgress: (done, total) => calls.push([done, total]) });
+      assert.deepEqual(calls, Array.from({ length: chunks }, (_, i) => [i + 1, chunks]), `${read.name} ${Object.keys(options)}`);
+    }
+  }
+  const calls = [];
+  const values = Float64Array.from({ length: 40 * 50 }, (_, i) => Math.cos(i / 40));
+  const { array } = await writePacked(zarr.root(new Map()), values, {
+    shape: [40, 50], chunkShape: [10, 25], target: "int16", onProgress: (done, total) => calls.push([done, total]),
+  });
+  assert.deepEqual(calls, [1, 2, 3, 4, 5, 6, 7, 8].map((i) => [i, 8]));
+  calls.length = 0;
+  await set(array, [zarr.slice(0, 20), null], { data: values.subarray(0, 1000), shape: [20, 50], stride: [50, 1] }, {
+    onProgress: (done, total) => calls.push([done, total]),
+  });
+  assert.deepEqual(calls, [1, 2, 3, 4].map((i) => [i, 4]));
+});
