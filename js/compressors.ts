@@ -4,7 +4,7 @@
 // encoding, sizes and every codec the table does not have stay zarrita's (numcodecs.js).
 import { codedError } from "./errors.js";
 import { loadCompress, memoryOf } from "./load.js";
-import type { Decompressor } from "./place.js";
+import { type Decompressor, unpack } from "./place.js";
 
 interface Codec {
   kind?: string;
@@ -53,8 +53,7 @@ function wasmDecode(name: string, config: unknown, inner: Codec): Codec {
         }
       }
       if (!decompressor) return inner.decode(bytes);
-      const n = decompressor.decode(bytes);
-      return new Uint8Array(memoryOf(wasm).buffer, decompressor.address, n).slice();
+      return unpack(decompressor, memoryOf(wasm), bytes).slice();
     },
   };
 }

@@ -55,8 +55,13 @@ export function isCodecError(e: unknown): e is CodecError {
  * `undefined` when there is none.
  */
 export function errorCode(e: unknown): ErrorCode | undefined {
+  return codedWithin(e)?.code;
+}
+
+/** The package's error that `e` is or wraps (`cause` after `cause`), if any. */
+function codedWithin(e: unknown): CodecError | undefined {
   for (let at = e, depth = 0; at !== undefined && at !== null && depth < 16; depth++) {
-    if (isCodecError(at)) return at.code;
+    if (isCodecError(at)) return at;
     at = (at as { cause?: unknown }).cause;
   }
   return undefined;
@@ -91,11 +96,7 @@ export async function naming<T>(path: string, work: () => Promise<T>): Promise<T
       throw e;
     }
     if (!(e instanceof Error) || e.name === "AbortError") throw e;
-    let inner: CodecError | undefined;
-    for (let at: unknown = e, depth = 0; at && depth < 16 && !inner; depth++) {
-      if (isCodecError(at)) inner = at;
-      at = (at as { cause?: unknown }).cause;
-    }
+    const inner = codedWithin(e);
     const code = inner?.code ?? ZARRITA_CODES[(e as { _tag?: string })._tag ?? ""];
     if (!code) throw e;
     const message = inner ? `${e.message}: ${inner.message}` : e.message;

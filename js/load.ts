@@ -103,45 +103,47 @@ export const loadWasm: () => Promise<Bindings> = once(async () => {
   return bindings;
 });
 
+/** A wasm-bindgen module's glue: its `default` instantiates the module. */
+interface Glue {
+  default(options: { module_or_path: WebAssembly.Module }): Promise<{ memory: WebAssembly.Memory }>;
+}
+
+/**
+ * A module loaded on first use: its glue (`glue`) and its compiled wasm (`url`, or the base64
+ * copy `inline`) fetched together, then instantiated once. The closures hold the literal
+ * `import(...)` and `new URL(..., import.meta.url)` that bundlers look for.
+ */
+function lazyModule<T extends Glue>(
+  glue: () => Promise<T>,
+  url: () => URL,
+  inline: () => Promise<{ default: string }>,
+): () => Promise<T> {
+  return once(async () => {
+    const [bindings, module] = await Promise.all([glue(), compileWasm(url, inline)]);
+    const exports = await bindings.default({ module_or_path: module });
+    memories.set(bindings, exports.memory);
+    compiled.set(bindings, module);
+    return bindings;
+  });
+}
+
 /** The zfp module, loaded on first use. */
-export const loadZfp: () => Promise<ZfpBindings> = once(async () => {
-  const [zfp, module] = await Promise.all([
-    import("./wasm/zarr_wasm_codecs_zfp.js"),
-    compileWasm(
-      () => new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url),
-      () => import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
-    ),
-  ]);
-  await zfp.default({ module_or_path: module });
-  return zfp;
-});
+export const loadZfp: () => Promise<ZfpBindings> = lazyModule(
+  () => import("./wasm/zarr_wasm_codecs_zfp.js"),
+  () => new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url),
+  () => import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
+);
 
 /** The packing module (planner, decoded reads), loaded on first use. */
-export const loadPacking: () => Promise<PackingBindings> = once(async () => {
-  const [plan, module] = await Promise.all([
-    import("./wasm/zarr_wasm_codecs_packing.js"),
-    compileWasm(
-      () => new URL("./wasm/zarr_wasm_codecs_packing.wasm", import.meta.url),
-      () => import("./wasm/zarr_wasm_codecs_packing_inline.js"),
-    ),
-  ]);
-  const exports = await plan.default({ module_or_path: module });
-  memories.set(plan, exports.memory);
-  compiled.set(plan, module);
-  return plan;
-});
+export const loadPacking: () => Promise<PackingBindings> = lazyModule(
+  () => import("./wasm/zarr_wasm_codecs_packing.js"),
+  () => new URL("./wasm/zarr_wasm_codecs_packing.wasm", import.meta.url),
+  () => import("./wasm/zarr_wasm_codecs_packing_inline.js"),
+);
 
 /** The compress module (bytes -> bytes codecs), loaded when an array's chain needs it. */
-export const loadCompress: () => Promise<CompressBindings> = once(async () => {
-  const [compress, module] = await Promise.all([
-    import("./wasm/zarr_wasm_codecs_compress.js"),
-    compileWasm(
-      () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
-      () => import("./wasm/zarr_wasm_codecs_compress_inline.js"),
-    ),
-  ]);
-  const exports = await compress.default({ module_or_path: module });
-  memories.set(compress, exports.memory);
-  compiled.set(compress, module);
-  return compress;
-});
+export const loadCompress: () => Promise<CompressBindings> = lazyModule(
+  () => import("./wasm/zarr_wasm_codecs_compress.js"),
+  () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
+  () => import("./wasm/zarr_wasm_codecs_compress_inline.js"),
+);

@@ -4,6 +4,7 @@
 // straight into the output (a chunk whose stored bytes are its values) or decoded by the
 // array's reader a tile at a time in wasm memory and copied run by run. No values are
 // computed here: the wasm does that.
+import { cOrderStrides } from "./strides.js";
 
 /** A typed array over a buffer, as the output types are. */
 export type TypedArray =
@@ -85,11 +86,6 @@ export function boxRunsOf(out: TypedArray, runLength: number): Runs {
   return { out, runLength, starts: Float64Array.from({ length: out.length / runLength }, (_, r) => r * runLength) };
 }
 
-/** C-order strides of a shape. */
-function stridesOf(shape: number[]): number[] {
-  return shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
-}
-
 /** Per reader: the C-order strides of its (inner) chunks, when its stored bytes are values. */
 const plainChunks = new WeakMap<object, number[] | null>();
 
@@ -99,7 +95,7 @@ function plainStrides(r: TileReader): number[] | null {
     strides = null;
     if (r.storedAsValues) {
       const layout = JSON.parse(r.layoutJson) as { chunk_shape: number[]; shard: null | { chunk_shape: number[] } };
-      strides = stridesOf(layout.shard?.chunk_shape ?? layout.chunk_shape);
+      strides = cOrderStrides(layout.shard?.chunk_shape ?? layout.chunk_shape);
     }
     plainChunks.set(r, strides);
   }

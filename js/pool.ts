@@ -7,6 +7,7 @@
 // whole output over at the end, so the main thread copies no values.
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
+import { typedArrayNamed } from "./place.js";
 import type { Job, ModuleKind, Reply, ToWorker } from "./protocol.js";
 
 export type { Job } from "./protocol.js";
@@ -58,11 +59,6 @@ type NodeWorker = {
   on(event: string, f: (v: never) => void): void;
   ref(): void;
   unref(): void;
-};
-/** Bytes per value of the typed arrays a job's `type` names. */
-const BYTES: Record<string, number> = {
-  Int8Array: 1, Uint8Array: 1, Int16Array: 2, Uint16Array: 2, Float16Array: 2, Int32Array: 4, Uint32Array: 4,
-  Float32Array: 4, Float64Array: 8, BigInt64Array: 8, BigUint64Array: 8,
 };
 /** Jobs a worker holds at once: one it works on and one ready for when it finishes. */
 const IN_FLIGHT = 2;
@@ -236,9 +232,8 @@ export class WorkerPool {
       const id = this.owe(slot, { resolve, reject });
       const stored = this.handOver(job);
       // Values that go back (no shared output) are written into a buffer given back earlier.
-      const n = job.out ? 0 : job.runLength * job.starts.length * (BYTES[job.type] ?? 0);
-      const at = n ? this.spare.findIndex((b) => b.byteLength >= n && b.byteLength <= 2 * n) : -1;
-      const box = at < 0 ? undefined : this.spare.splice(at, 1)[0];
+      const n = job.out ? 0 : job.runLength * job.starts.length * (typedArrayNamed(job.type)?.BYTES_PER_ELEMENT ?? 0);
+      const box = n ? this.takeSpare(n) : undefined;
       const transfer = box ? [stored.buffer as ArrayBuffer, box] : [stored.buffer as ArrayBuffer];
       slot.port.post({ ...job, stored, job: id, box }, transfer);
     }
@@ -257,11 +252,20 @@ export class WorkerPool {
     if (job.owned && src.byteOffset === 0 && n === src.buffer.byteLength && src.buffer instanceof ArrayBuffer) {
       return src;
     }
-    const at = this.spare.findIndex((b) => b.byteLength >= n);
-    if (at < 0) return src.slice();
-    const stored = new Uint8Array(this.spare.splice(at, 1)[0], 0, n);
+    const spare = this.takeSpare(n);
+    if (!spare) return src.slice();
+    const stored = new Uint8Array(spare, 0, n);
     stored.set(src);
     return stored;
+  }
+
+  /**
+   * A given-back buffer of at least `n` bytes and at most twice that (a far larger one is
+   * kept for a job that needs it), taken from the spares; undefined when there is none.
+   */
+  private takeSpare(n: number): ArrayBuffer | undefined {
+    const at = this.spare.findIndex((b) => b.byteLength >= n && b.byteLength <= 2 * n);
+    return at < 0 ? undefined : this.spare.splice(at, 1)[0];
   }
 
   private async start(): Promise<Slot[]> {

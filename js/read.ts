@@ -198,9 +198,8 @@ async function access<R extends TileReader>(
   bindings: object,
 ): Promise<ArrayAccess<R> | string> {
   const memory = memoryOf(bindings);
-  const stored = await metadataText(arr);
-  if (stored === undefined) return "no zarr.json or .zarray";
-  const [text, v2] = [stored, isV2Text(stored)];
+  const text = await metadataText(arr);
+  if (text === undefined) return "no zarr.json or .zarray";
   const reader = make(text);
   if (reader.fallback !== undefined) return reader.fallback;
   const layout = JSON.parse(reader.layoutJson) as Layout;
@@ -239,7 +238,7 @@ async function access<R extends TileReader>(
       index = { bytes, perShard, unpack: (raw) => decodeBytes(codecs, raw) };
     }
   }
-  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, v2, kind, modules, key: accessKeys++ };
+  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, v2: isV2Text(text), kind, modules, key: accessKeys++ };
 }
 
 /** Per-array access, built once (a failure is not kept). */
@@ -401,8 +400,8 @@ async function readInto<R extends TileReader>(
   return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
 }
 
-/** A function to call as each of `total` chunks is in place: it reports to `onProgress`. */
-function progress(options: { onProgress?: (done: number, total: number) => void }, total: number) {
+/** A function to call as each of `total` chunks is done: it reports to `onProgress`. */
+export function progress(options: { onProgress?: (done: number, total: number) => void }, total: number) {
   let done = 0;
   return (_?: unknown) => options.onProgress?.(++done, total);
 }
@@ -524,7 +523,7 @@ async function readWithPool<R extends TileReader>(
     throw e;
   }
   let data = out ?? new Out(await assembly!.finish(), 0, plan.size);
-  if (given && data !== given && !buffer) data = (given.set(data as never), given);
+  if (given && !buffer) data = (given.set(data as never), given);
   return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
 }
 
@@ -605,20 +604,9 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
   });
 }
 
-/** For a read by another path: reports every chunk in place at once, at its end. */
-function reportAll(arr: Readable, selection: Selection, options: GetOptions) {
-  return <T>(got: T): T => {
-    if (options.onProgress) {
-      const n = planSelection(selection, arr.shape, arr.chunks).boxes.length;
-      options.onProgress(n, n);
-    }
-    return got;
-  };
-}
-
 /**
- * A read by another path (`read`, e.g. zarr.get) with `options.out`: the output is checked
- * before the read and filled after it.
+ * A read by another path (`read`, e.g. zarr.get): with `options.out`, the output is checked
+ * before the read and filled after it; `onProgress` hears of every chunk at once, at its end.
  */
 export async function intoOut<T>(
   arr: Readable,
@@ -627,11 +615,16 @@ export async function intoOut<T>(
   Out: TypedArrayCtor | undefined,
   read: () => Promise<T>,
 ): Promise<T> {
-  if (!options.out) return read().then(reportAll(arr, selection, options));
-  const size = planSelection(selection, arr.shape, arr.chunks).size;
-  if (!Out) throw codedError("WRONG_ARRAY_TYPE", `options.out: no typed array for ${arr.dtype} here`);
-  const out = checkOut(options.out, Out, size);
-  const got = await read().then(reportAll(arr, selection, options));
+  if (!options.out && !options.onProgress) return read();
+  const plan = planSelection(selection, arr.shape, arr.chunks);
+  let out: TypedArray | undefined;
+  if (options.out) {
+    if (!Out) throw codedError("WRONG_ARRAY_TYPE", `options.out: no typed array for ${arr.dtype} here`);
+    out = checkOut(options.out, Out, plan.size);
+  }
+  const got = await read();
+  options.onProgress?.(plan.boxes.length, plan.boxes.length);
+  if (!out) return got;
   if (typeof got === "object" && got !== null && "data" in got) {
     out.set((got as { data: TypedArray }).data as never);
     return { ...got, data: out };

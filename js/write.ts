@@ -15,6 +15,7 @@ import {
   filled,
   isV2Text,
   metadataText,
+  progress,
   type Selection,
   type TypedArray,
   typedArrayFor,
@@ -217,8 +218,9 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
  * `zarr.set(arr, selection, value)` on the package's own path, all or nothing: it refuses,
  * before anything is written, a typed array that is not the array's own type, data whose
  * length or shape does not match the selection, and a stride that does not lay the data out;
- * when any chunk fails to encode, it throws and the store is unchanged. Sharded arrays, and
- * chains this path does not run, are written by zarr.set (through the same staging).
+ * when any chunk fails to encode, it throws and the store is unchanged. Chains this path does
+ * not run (and zarr v2 arrays) are written by zarr.set, through the same staging; sharded
+ * arrays cannot be written (UNSUPPORTED).
  */
 export function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue, options: SetOptions = {}): Promise<void> {
   return naming(arr.path, async () => {
@@ -257,7 +259,7 @@ async function encodeBoxes(
   value: ChunkValue | TypedArray,
   options: SetOptions,
 ) {
-  let done = 0;
+  const encoded = progress(options, plan.boxes.length);
   const layout = a.layout;
   const Ctor = typedArrayFor(layout.data_type)!;
   const size = a.chunkShape.reduce((x, y) => x * y, 1);
@@ -284,7 +286,7 @@ async function encodeBoxes(
     let bytes: Uint8Array = a.reader.encodeChunk(chunk);
     for (const c of codecs) bytes = await c.encode(bytes);
     staged.set(path, bytes);
-    options.onProgress?.(++done, plan.boxes.length);
+    encoded();
   }
   return staged;
 }

@@ -249,14 +249,6 @@ impl BytesChain {
         self.codecs.is_empty()
     }
 
-    /// The stored size for `decoded` bytes, where every codec fixes it (e.g. a shard index
-    /// with crc32c).
-    pub fn encoded_size(&self, decoded: usize) -> Option<usize> {
-        self.codecs
-            .iter()
-            .try_fold(decoded, |n, c| c.encoded_size(n))
-    }
-
     /// Undoes the codecs, last first. `expected`: the size the result must have, if known.
     #[cfg(feature = "compress")]
     pub fn decode(&self, stored: &[u8], expected: Option<usize>) -> Result<Vec<u8>> {
