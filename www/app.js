@@ -211,10 +211,18 @@ function fillTable(table, header, rows) {
 // The cursor
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The readout of the cell under the cursor, from the views on screen; cleared while there is
+ * no cursor on this map or its views are still loading, so it never describes another map.
+ */
 function showProbe() {
   const ds = datasetOf(state.key);
   const v = variableOf(state.key);
-  if (!state.cursor || !state.views) return;
+  if (!state.cursor || !state.views) {
+    $("where").textContent = state.views ? "Move the cursor over the map." : "Loading…";
+    fillTable($("probe"), null, []);
+    return;
+  }
   const { i, j } = state.cursor;
   const k = i * ds.lon.length + j;
   $("where").textContent = `${fmtLat(ds.lat[i])}, ${fmtLon(ds.lon[j])} (row ${i}, column ${j})` +
@@ -375,15 +383,22 @@ function showTiming({ rows, values }) {
 // ---------------------------------------------------------------------------------------------
 
 /** Shows time step `t` of variable `key` drawn from `form`. */
+let shown = 0;
+
 async function show(key = state.key, form = state.form, t = state.t) {
+  const call = ++shown;
   document.body.dataset.state = "loading";
   const ds = datasetOf(key);
   const v = variableOf(key);
   t = v.has_time ? Math.min(t, ds.time.length - 1) : 0;
-  Object.assign(state, { key, form, t });
-  if (state.cursor && (state.cursor.i >= ds.lat.length || state.cursor.j >= ds.lon.length)) state.cursor = null;
+  // Another dataset is another grid: the cursor's row and column are not the same place.
+  if (datasetOf(state.key) !== ds) state.cursor = null;
+  Object.assign(state, { key, form, t, views: null });
+  showProbe();
   const views = {};
   await Promise.all(FORMS.map(async (f) => { views[f] = await readView(key, f, t); }));
+  // A later call (the slider moved on) draws instead.
+  if (call !== shown) return { key, form, t };
   state.views = views;
   $("title").textContent = `${ds.title}: ${v.long_name}, ${ds.time[t]}`;
   $("time").max = String(ds.time.length - 1);

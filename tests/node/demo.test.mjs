@@ -142,3 +142,58 @@ test("the variable switch and the time slider change the picture", async () => {
   await shot("precipitation-september");
   assert.deepEqual(problems, []);
 });
+
+test("the readout describes the cell under the cursor of the map on screen, cleared or recomputed when the variable, time or form changes", async () => {
+  await page.evaluate(() => window.demo.show("oisst/sst", "scale_offset", 0));
+  await ready();
+  const sst = manifest.datasets.oisst.variables.sst;
+  const moveTo = async (key, i, j) => {
+    const g = await page.evaluate((key) => window.demo.geometry(key), key);
+    const box = await page.locator("#map").boundingBox();
+    await page.mouse.move(box.x + (j + 0.5) * g.cell, box.y + (i + 0.5) * g.cell);
+  };
+  await moveTo("oisst/sst", sst.probes[0].i, sst.probes[0].j);
+  assert.match(await page.textContent("#where"), /3°S, 136°W/);
+  const header = async () => (await page.locator("#probe tr").first().textContent()) ?? "";
+
+  // Another variable of the same grid: the same cell, recomputed in its units and values.
+  await page.locator('input[name="var"][value="oisst/anom"]').check();
+  await page.waitForFunction(() => window.demo.state.key === "oisst/anom" && document.body.dataset.state === "ready");
+  const anom = manifest.datasets.oisst.variables.anom.probes[0];
+  assert.match(await page.textContent("#where"), /3°S, 136°W \(row 46, column 22\)/);
+  const rows = await page.locator("#probe tr").allTextContents();
+  assert.ok(rows.some((r) => r.includes(anom.values.cf.toPrecision(7))), `anomaly values: ${rows}`);
+
+  // Another dataset (another grid): the readout is cleared, not left describing the old map.
+  await page.locator('input[name="var"][value="bcsd/pr"]').check();
+  await page.waitForFunction(() => window.demo.state.key === "bcsd/pr" && document.body.dataset.state === "ready");
+  assert.doesNotMatch(await page.textContent("#where"), /136°W|row 46/);
+  assert.equal(await page.textContent("#where"), "Move the cursor over the map.");
+  assert.equal(await page.locator("#probe tr").count(), 0);
+
+  // The cursor on the new map: its cell, its units, its values.
+  const pr = manifest.datasets.bcsd.variables.pr;
+  const p = pr.probes[0];
+  await moveTo("bcsd/pr", p.i, p.j);
+  assert.match(await page.textContent("#where"), /35\.3125°N, 80\.0625°W \(row 14, column 39\), 1999-01/);
+  assert.match(await header(), /mm\/m/);
+  const january = await page.locator("#probe tr").allTextContents();
+  for (const form of FORMS) assert.ok(january.some((r) => r.includes(p.values[form].toPrecision(7))), `${form}: ${january}`);
+
+  // Another time step: the same cell at that time, its values read from the map's own views.
+  await page.locator("#time").fill("8");
+  await page.waitForFunction(() => window.demo.state.t === 8 && document.body.dataset.state === "ready");
+  assert.match(await page.textContent("#where"), /35\.3125°N, 80\.0625°W \(row 14, column 39\), 1999-09/);
+  const september = await page.evaluate(async ([i, j]) => {
+    const view = await window.demo.readView("bcsd/pr", "original", 8);
+    return view[i * window.demo.geometry("bcsd/pr").nx + j];
+  }, [p.i, p.j]);
+  const rowsSep = await page.locator("#probe tr").allTextContents();
+  assert.ok(rowsSep.some((r) => r.startsWith("float32 original") && r.includes(september.toPrecision(7))), `${september}: ${rowsSep}`);
+
+  // Another form: the readout stays on the cell, with the same rows.
+  await page.locator('input[name="form"][value="zfp"]').check();
+  await page.waitForFunction(() => window.demo.state.form === "zfp" && document.body.dataset.state === "ready");
+  assert.deepEqual(await page.locator("#probe tr").allTextContents(), rowsSep);
+  assert.deepEqual(problems, []);
+});
