@@ -3,6 +3,7 @@
 // results are left as they are. The rules live in Rust (src/missing.rs).
 import * as zarr from "zarrita";
 import { naming } from "./errors.js";
+import { readByZarrita } from "./open.js";
 import { checkSelection } from "./select.js";
 import { loadPacking } from "./load.js";
 import { type GetOptions, getDecodedDirect, intoOut, type Selection } from "./read.js";
@@ -40,7 +41,7 @@ export async function getDecoded(
   selection: Selection = null,
   options: GetOptions = {},
 ): Promise<DecodedChunk> {
-  return naming(arr.path, () => decodedRead(arr, selection, options));
+  return naming(arr.path, () => decodedRead(arr, selection, options), options.signal);
 }
 
 async function decodedRead(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
@@ -52,7 +53,7 @@ async function decodedRead(arr: Readable, selection: Selection, options: GetOpti
 
 /** getDecoded of an array `get`'s path does not run: zarr.get, then masked and scaled. */
 async function decodeFallback(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
-  const [raw, wasm] = await Promise.all([zarr.get(arr, selection, options as never), loadPacking()]);
+  const [raw, wasm] = await Promise.all([readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)), loadPacking()]);
   let chunk: { data: ArrayBufferView; shape: number[]; stride: number[] };
   if (typeof raw === "object" && raw !== null && "data" in raw) {
     chunk = raw as typeof chunk;

@@ -28,6 +28,10 @@ export const ERROR_CODES = [
   "INVALID_ARGUMENT",
   "INVALID_SELECTION",
   "TOO_LARGE",
+  // A store's own failure (a network error, a refused request), with the store's error as cause.
+  "STORE_FAILED",
+  // A failure no check foresaw (a bug, or a caller's callback throwing), the original as cause.
+  "INTERNAL",
   // zarrita's errors, given a code where they leave this package (see `naming`).
   "NOT_FOUND",
   "CODEC_FAILED",
@@ -83,13 +87,16 @@ const ZARRITA_CODES: Record<string, ErrorCode> = {
  * the message. An error that wraps one of them (zarrita's CodecPipelineError around a
  * codec's) becomes an error with that code, its message and the original as `cause`; so does
  * one of zarrita's own (by its kind: NOT_FOUND, INVALID_METADATA, UNKNOWN_CODEC,
- * CODEC_FAILED, INVALID_SELECTION, UNSUPPORTED). An abort (AbortError) and anything else (a
- * store's own error) leave as they are.
+ * CODEC_FAILED, INVALID_SELECTION, UNSUPPORTED). An abort (AbortError) leaves as it is
+ * (and `signal`'s own reason: the caller's); anything else, a failure no check foresaw, leaves as INTERNAL
+ * with the original as `cause`. (A store's failures are coded where the store is called:
+ * `fromStore`.)
  */
-export async function naming<T>(path: string, work: () => Promise<T>): Promise<T> {
+export async function naming<T>(path: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   try {
     return await work();
   } catch (e) {
+    if (signal?.aborted && e === signal.reason) throw e;
     const prefix = `array "${path}": `;
     if (isCodecError(e)) {
       if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
@@ -98,7 +105,7 @@ export async function naming<T>(path: string, work: () => Promise<T>): Promise<T
     if (!(e instanceof Error) || e.name === "AbortError") throw e;
     const inner = codedWithin(e);
     const code = inner?.code ?? ZARRITA_CODES[(e as { _tag?: string })._tag ?? ""];
-    if (!code) throw e;
+    if (!code) throw codedError("INTERNAL", prefix + e.message, e);
     const message = inner ? `${e.message}: ${inner.message}` : e.message;
     throw codedError(code, message.startsWith(prefix) ? message : prefix + message, e);
   }
@@ -116,6 +123,50 @@ export async function namingChunk<T>(key: string, work: () => T | Promise<T>): P
     if (isCodecError(e) && !e.message.startsWith(prefix)) e.message = prefix + e.message;
     throw e;
   }
+}
+
+/**
+ * Runs a store's request for `key`: an error it throws (other than an abort) becomes
+ * STORE_FAILED, naming the key, with the store's error as `cause`.
+ */
+export async function fromStore<T>(key: string, request: () => T | Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (e) {
+    if (isCodecError(e) || (e instanceof Error && e.name === "AbortError")) throw e;
+    const said = e instanceof Error ? e.message : String(e);
+    throw codedError("STORE_FAILED", `the store failed on ${key}: ${said}`, e);
+  }
+}
+
+/**
+ * Runs another codec's (a zarrita registry entry's) `direction` on a chunk: an error it throws
+ * that carries none of the package's codes becomes CODEC_FAILED, naming the codec, with the
+ * codec's error as `cause`.
+ */
+export async function viaCodec<T>(name: string, direction: "encode" | "decode", work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (codedWithin(e) || (e instanceof Error && e.name === "AbortError")) throw e;
+    const said = e instanceof Error ? e.message : String(e);
+    throw codedError("CODEC_FAILED", `codec "${name}" failed to ${direction}: ${said}`, e);
+  }
+}
+
+type StoreLike = {
+  get(key: string, opts?: unknown): unknown;
+  getRange?(key: string, range: unknown, opts?: unknown): unknown;
+  set?(key: string, value: Uint8Array): unknown;
+};
+
+/** `store` with every request's failure coded by `fromStore`, for zarrita to read through. */
+export function codedStore<S extends object>(store: S): S {
+  const s = store as unknown as StoreLike;
+  const coded: StoreLike = { get: (key, opts) => fromStore(key, () => s.get(key, opts)) };
+  if (typeof s.getRange === "function") coded.getRange = (key, range, opts) => fromStore(key, () => s.getRange!(key, range, opts));
+  if (typeof s.set === "function") coded.set = (key, value) => fromStore(key, () => s.set!(key, value));
+  return coded as unknown as S;
 }
 
 /** An Error with a stable, machine-readable `code`. */

@@ -140,7 +140,7 @@ export type { DecodedChunk } from "./decoded.js";
 export { setAtomic } from "./atomic.js";
 export { get } from "./read.js";
 export { WorkerPool, defaultPool } from "./pool.js";
-export type { GetOptions, Selection } from "./read.js";
+export type { GetOptions, GetResult, Selection } from "./read.js";
 export { set } from "./write.js";
 export type { ChunkValue, SetOptions } from "./write.js";
 export { open } from "./open.js";

@@ -4,7 +4,8 @@
 // configurations are decimal strings, which zarrita passes through untouched and this
 // package's codecs read exactly.
 import * as zarr from "zarrita";
-import { codedError, naming } from "./errors.js";
+import { codedError, codedStore, naming } from "./errors.js";
+import { CODEC_NAMES } from "./registry.js";
 import { loadWasm } from "./load.js";
 import { isV2Text, metadataText, rememberText } from "./read.js";
 
@@ -39,18 +40,20 @@ export async function open<Store extends zarr.Readable>(
 }
 
 async function openAt<Store extends zarr.Readable>(loc: zarr.Location<Store>): Promise<zarr.Array<zarr.DataType, Store>> {
-  const store = loc.store as unknown as { get(key: string): Promise<Uint8Array | undefined> };
-  const bytes = await store.get(loc.resolve("zarr.json").path);
-  if (!bytes) {
+  const text = await metadataText(loc as never);
+  if (text === undefined) return zarr.open.v3(loc, { kind: "array" }) as Promise<zarr.Array<zarr.DataType, Store>>;
+  return arrayFromText(loc, text);
+}
+
+/** The zarrita array at `loc` whose metadata text (see `metadataText`) is `text`. */
+async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Store>, text: string): Promise<zarr.Array<zarr.DataType, Store>> {
+  if (isV2Text(text)) {
     // A zarr v2 array: zarrita's own v2 array, with its exact metadata text remembered, so
     // that this package's get, set and getDecoded read its .zarray's integers exactly.
-    const text = await metadataText(loc as never);
-    if (!isV2Text(text)) return zarr.open.v3(loc, { kind: "array" }) as Promise<zarr.Array<zarr.DataType, Store>>;
     const arr = await zarr.open.v2(loc, { kind: "array" });
-    rememberText(arr, text!);
+    rememberText(arr, text);
     return arr as zarr.Array<zarr.DataType, Store>;
   }
-  const text = new TextDecoder().decode(bytes);
   const wasm = await loadWasm();
   const meta = JSON.parse(wasm.exactMetadataJson(text)) as { node_type?: string; codecs?: unknown };
   if (meta.node_type !== "array") {
@@ -63,4 +66,69 @@ async function openAt<Store extends zarr.Readable>(loc: zarr.Location<Store>): P
   const arr = new zarr.Array(loc.store, loc.path, meta as never) as zarr.Array<zarr.DataType, Store>;
   rememberText(arr, text);
   return arr;
+}
+
+type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
+
+/** Every codec name in a v3 metadata text's lists (sharding's inner and index lists too). */
+export function codecNames(text: string | undefined): string[] {
+  const names = new Set<string>();
+  const walk = (codecs: unknown) => {
+    if (!Array.isArray(codecs)) return;
+    for (const c of codecs as { name?: unknown; configuration?: { codecs?: unknown; index_codecs?: unknown } }[]) {
+      if (typeof c?.name === "string") names.add(c.name);
+      walk(c?.configuration?.codecs);
+      walk(c?.configuration?.index_codecs);
+    }
+  };
+  try {
+    walk(JSON.parse(text ?? "{}").codecs);
+  } catch {
+    // Not JSON: zarrita says what is wrong.
+  }
+  return [...names];
+}
+
+/**
+ * Refuses, with UNKNOWN_CODEC, an array whose codecs are not all in zarrita's registry, before
+ * zarrita is asked to read or write it (zarrita keeps a failed lookup for the life of the
+ * array object). The package's own codecs get a hint to call registerCodecs().
+ */
+export function requireRegistered(text: string | undefined): void {
+  if (text === undefined || isV2Text(text)) return;
+  for (const name of codecNames(text)) {
+    if (!zarr.registry.get(name)) {
+      const hint = (CODEC_NAMES as readonly string[]).includes(name)
+        ? `${name} is this package's codec, which is not in zarrita's registry: call registerCodecs() (from zarr-wasm-codecs)`
+        : `no codec "${name}" in zarrita's registry`;
+      throw codedError("UNKNOWN_CODEC", hint);
+    }
+  }
+}
+
+/** A zarrita twin of an array, and the registry entries its codecs were looked up from. */
+const twins = new WeakMap<object, { twin: Promise<Readable>; entries: unknown[] }>();
+
+/**
+ * Runs `read` (zarr.get, say) on a zarrita twin of `arr`, opened from its exact metadata text
+ * over the same store with every store failure coded (STORE_FAILED). Codecs are looked up as
+ * the read runs: a codec missing from zarrita's registry is refused (UNKNOWN_CODEC) before
+ * zarrita tries it, and the twin is opened again whenever the registry's entries for the
+ * array's codecs have changed (e.g. registerCodecs() called after open), so neither an earlier
+ * failed read nor the order of open and registerCodecs() leaves an array unreadable.
+ */
+export async function readByZarrita<T>(arr: Readable, read: (twin: Readable) => Promise<T>): Promise<T> {
+  const text = await metadataText(arr);
+  requireRegistered(text);
+  const names = text === undefined || isV2Text(text) ? [] : codecNames(text);
+  const entries = names.map((n) => zarr.registry.get(n));
+  let known = twins.get(arr);
+  if (!known || known.entries.some((e, i) => e !== entries[i])) {
+    const loc = new zarr.Location(codedStore(arr.store), arr.path);
+    const twin = text === undefined ? Promise.resolve(arr) : arrayFromText(loc, text);
+    twin.catch(() => twins.delete(arr));
+    known = { twin: twin as Promise<Readable>, entries };
+    twins.set(arr, known);
+  }
+  return read(await known.twin);
 }

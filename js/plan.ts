@@ -2,10 +2,10 @@
 // call. The rules live in Rust (src/plan/); this file passes data and options across.
 import * as zarr from "zarrita";
 import { loadPacking } from "./load.js";
-import { codedError } from "./errors.js";
+import { codedError, naming } from "./errors.js";
 import { open } from "./open.js";
 import { cOrderStrides } from "./strides.js";
-import { set, stagingStore } from "./write.js";
+import { commit, set, stagingStore } from "./write.js";
 
 /** How `planPacking` and `writePacked` pack float data into integers. */
 export interface PlanOptions {
@@ -90,7 +90,7 @@ function rangeJson(range: DataRange): string {
  */
 export async function planPacking(data: Data | DataRange, options: PlanOptions = {}): Promise<PackingPlan> {
   if (!ArrayBuffer.isView(data) && (typeof data !== "object" || data === null || Array.isArray(data))) {
-    throw new TypeError("planPacking takes a typed array of numbers or {min, max}");
+    throw codedError("INVALID_ARGUMENT", "planPacking takes a typed array of numbers or {min, max}");
   }
   const wasm = await loadPacking();
   const text = ArrayBuffer.isView(data)
@@ -113,6 +113,8 @@ export interface WritePackedOptions extends PlanOptions {
   dimensionNames?: string[];
   /** Called as each chunk is encoded (`done` of `total` chunks), as `set`'s. */
   onProgress?: (done: number, total: number) => void;
+  /** Cancels the write before anything reaches the store, as `set`'s. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -125,7 +127,15 @@ export async function writePacked<Store extends zarr.Mutable>(
   data: Float32Array | Float64Array,
   options: WritePackedOptions,
 ) {
-  const { shape, chunkShape, compressors = [], attributes = {}, dimensionNames, onProgress, ...planOptions } = options;
+  return naming(location.path, () => writePackedAt(location, data, options), options.signal);
+}
+
+async function writePackedAt<Store extends zarr.Mutable>(
+  location: zarr.Location<Store>,
+  data: Float32Array | Float64Array,
+  options: WritePackedOptions,
+) {
+  const { shape, chunkShape, compressors = [], attributes = {}, dimensionNames, onProgress, signal, ...planOptions } = options;
   if (!(data instanceof Float32Array || data instanceof Float64Array)) {
     const name = (data as object | null)?.constructor?.name ?? typeof data;
     throw codedError("WRONG_ARRAY_TYPE", `writePacked packs a Float32Array or a Float64Array, got ${name}`);
@@ -146,10 +156,11 @@ export async function writePacked<Store extends zarr.Mutable>(
     attributes: { ...plan.attributes, ...attributes },
     dimensionNames,
   });
-  await set(twin, null, { data, shape, stride: cOrderStrides(shape) }, { onProgress });
+  await set(twin, null, { data, shape, stride: cOrderStrides(shape) }, { onProgress, signal });
   const metadata = location.resolve("zarr.json").path;
-  for (const [key, bytes] of staged) if (key !== metadata) await location.store.set(key, bytes);
-  await location.store.set(metadata, staged.get(metadata)!);
+  const chunks = new Map([...staged].filter(([key]) => key !== metadata));
+  await commit(location.store, chunks, signal);
+  await commit(location.store, new Map([[metadata, staged.get(metadata)!]]));
   const array = (await open(location as never)) as unknown as zarr.Array<zarr.DataType, Store>;
   return { array, plan };
 }

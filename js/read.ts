@@ -6,7 +6,8 @@
 // tile at a time, from where each tile is copied once into its place in the output
 // (js/place.ts, shared with the pool's workers). No chunk is decoded into an array of its own.
 import * as zarr from "zarrita";
-import { codedError, naming, namingChunk } from "./errors.js";
+import { codedError, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
+import { readByZarrita } from "./open.js";
 import {
   type Bindings, type CompressBindings, type PackingBindings, compiledOf, loadCompress, loadPacking, loadWasm, memoryOf,
 } from "./load.js";
@@ -143,7 +144,11 @@ async function bytesCodecs(list: CodecMeta[], chunkShape: number[]): Promise<Byt
     const load = zarr.registry.get(meta.name);
     if (!load) return `no codec ${meta.name} in zarrita's registry`;
     const Codec = (await load()) as unknown as { fromConfig(c: unknown, m: unknown): BytesCodec };
-    out.push(Codec.fromConfig(meta.configuration, { dataType: "uint8", shape: chunkShape, codecs: list, fillValue: 0 }));
+    const codec = Codec.fromConfig(meta.configuration, { dataType: "uint8", shape: chunkShape, codecs: list, fillValue: 0 });
+    out.push({
+      decode: (bytes) => viaCodec(meta.name, "decode", () => codec.decode(bytes)),
+      computeEncodedSize: codec.computeEncodedSize && ((size) => codec.computeEncodedSize!(size)),
+    });
   }
   return out;
 }
@@ -167,7 +172,8 @@ export function metadataText(arr: zarr.Location<zarr.Readable>): Promise<string 
 async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<string | undefined> {
   const store = arr.store as AnyStore;
   const read = async (name: string) => {
-    const bytes = await store.get(arr.resolve(name).path);
+    const key = arr.resolve(name).path;
+    const bytes = await fromStore(key, () => store.get(key));
     return bytes && new TextDecoder().decode(bytes);
   };
   const v3 = await read("zarr.json");
@@ -304,7 +310,8 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
   const owned = store instanceof zarr.FetchStore && !a.compressors.length;
   const fetchRegular = async (coords: number[]): Promise<Fetched> => {
     const key = chunkKey(layout, coords);
-    const bytes = await Promise.resolve(store.get(arr.resolve(key).path, opts));
+    const path = arr.resolve(key).path;
+    const bytes = await fromStore(path, () => store.get(path, opts));
     return { key, bytes: await registry(key, bytes), owned };
   };
   if (!index || !layout.shard) return fetchRegular;
@@ -318,7 +325,7 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
     let table = indexes.get(path);
     if (!table) {
       const range = shard.index_at_end ? { suffixLength: index.bytes } : { offset: 0, length: index.bytes };
-      table = Promise.resolve(getRange(path, range, opts)).then((raw: Uint8Array | undefined) =>
+      table = fromStore(path, () => getRange(path, range, opts)).then((raw: Uint8Array | undefined) =>
         namingChunk(`${shardKey} (shard index)`, async () => {
           if (!raw) return undefined;
           if (raw.length !== index.bytes) {
@@ -340,7 +347,7 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
     const offset = view.getBigUint64(position * 16, little);
     const length = view.getBigUint64(position * 16 + 8, little);
     if (offset === MAX_U64 && length === MAX_U64) return { key, bytes: undefined };
-    const bytes = await getRange(path, { offset: Number(offset), length: Number(length) }, opts);
+    const bytes = await fromStore(path, () => getRange(path, { offset: Number(offset), length: Number(length) }, opts));
     if (!bytes || bytes.length !== Number(length)) {
       throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${length}`);
     }
@@ -582,6 +589,16 @@ function poolOf(options: GetOptions): WorkerPool | undefined {
   return pool;
 }
 
+/**
+ * What `get` answers for a selection, as zarr.get: the chunk of the array's typed array, or
+ * the one value (`number`, `bigint`) when every entry of the selection is an integer.
+ */
+export type GetResult<D extends zarr.DataType, Sel extends (number | zarr.Slice | null)[]> = null extends Sel[number]
+  ? zarr.Chunk<D>
+  : zarr.Slice extends Sel[number]
+    ? zarr.Chunk<D>
+    : zarr.Scalar<D>;
+
 /** A zarr.get result: the chunk, or the one value when every dimension is an integer. */
 function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | number | bigint {
   return chunk.shape.length === 0 ? (chunk.data[0] as number | bigint) : chunk;
@@ -594,14 +611,21 @@ function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | 
  * path does not run in place (e.g. `transpose`, `zfp`, a v2 array, float16 where there is no
  * Float16Array) are read by `zarr.get` instead.
  */
+export function get<
+  D extends zarr.DataType,
+  Store extends zarr.Readable,
+  Sel extends (number | zarr.Slice | null)[] = (number | zarr.Slice | null)[],
+>(arr: zarr.Array<D, Store>, selection?: Sel | null, options?: GetOptions): Promise<GetResult<D, Sel>>;
 export function get(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
   return naming(arr.path, async () => {
     checkSelection(selection, arr.shape.length);
     const a = await coreAccess(arr);
-    if (typeof a === "string") return intoOut(arr, selection, options, typedArrayFor(arr.dtype), () => zarr.get(arr, selection, options as never));
+    if (typeof a === "string") {
+      return intoOut(arr, selection, options, typedArrayFor(arr.dtype), () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
+    }
     const Out = typedArrayFor(a.layout.data_type)!;
     return result(await readInto(arr, a, selection, options, Out, Uint8Array.from(a.layout.fill_bytes)));
-  });
+  }, options.signal);
 }
 
 /**

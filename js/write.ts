@@ -4,7 +4,8 @@
 // zarr.json, compressed, and kept in memory; the store sees writes only once every chunk has
 // encoded.
 import * as zarr from "zarrita";
-import { codedError, naming } from "./errors.js";
+import { codedError, codedStore, fromStore, naming, viaCodec } from "./errors.js";
+import { codecNames, requireRegistered } from "./open.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { GzipCodec } from "./gzip.js";
 import {
@@ -27,8 +28,8 @@ import { cOrderStrides } from "./strides.js";
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
 type Scalar = number | bigint | boolean;
 /** Values for `set`: a typed array of the array's data type, with the shape and element strides of the region it fills. */
-export interface ChunkValue {
-  data: TypedArray;
+export interface ChunkValue<D extends zarr.DataType = zarr.DataType> {
+  data: zarr.DataType extends D ? TypedArray : zarr.TypedArray<D>;
   shape: number[];
   stride: number[];
 }
@@ -156,7 +157,8 @@ async function encoders(list: { name: string; configuration?: unknown }[]) {
     const load = zarr.registry.get(meta.name);
     if (!load) throw new zarr.UnknownCodecError(meta.name);
     const Codec = (await load()) as unknown as { fromConfig(c: unknown, m?: unknown): { encode(b: Uint8Array): Uint8Array | Promise<Uint8Array> } };
-    out.push(Codec.fromConfig(meta.configuration, {}));
+    const codec = Codec.fromConfig(meta.configuration, {});
+    out.push({ encode: (bytes: Uint8Array) => viaCodec(meta.name, "encode", () => codec.encode(bytes)) });
   }
   return out;
 }
@@ -177,28 +179,11 @@ export function stagingStore(base?: zarr.Readable) {
   return { store, staged };
 }
 
-/** The package's codecs an array's zarr.json names (inner codecs of a shard too). */
-function packageCodecs(text: string | undefined): string[] {
-  const names = new Set<string>();
-  const walk = (codecs: unknown) => {
-    if (!Array.isArray(codecs)) return;
-    for (const c of codecs as { name?: string; configuration?: { codecs?: unknown } }[]) {
-      if (c?.name && (CODEC_NAMES as readonly string[]).includes(c.name)) names.add(c.name);
-      walk(c?.configuration?.codecs);
-    }
-  };
-  try {
-    walk(JSON.parse(text ?? "{}").codecs);
-  } catch {
-    // Not JSON: zarr.set says what is wrong.
-  }
-  return [...names];
-}
-
 /** zarr.set run against a staging store, so that it too writes all or nothing. */
-async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown) {
+async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown, options: SetOptions, chunks: number) {
+  const text = await metadataText(arr as never);
   // zarrita's own scale_offset and cast_value do not encode, and it has no zfp.
-  for (const name of packageCodecs(await metadataText(arr as never))) {
+  for (const name of codecNames(text).filter((n) => (CODEC_NAMES as readonly string[]).includes(n))) {
     if (!isOurs(zarr.registry.get(name))) {
       throw codedError(
         "UNKNOWN_CODEC",
@@ -207,11 +192,24 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
       );
     }
   }
-  const { store, staged } = stagingStore(arr.store);
+  requireRegistered(text);
+  const { store, staged } = stagingStore(codedStore(arr.store));
   const location = new zarr.Location(store, arr.path);
-  const twin = await (isV2Text(await metadataText(arr as never)) ? zarr.open.v2 : zarr.open.v3)(location, { kind: "array" });
+  const twin = await (isV2Text(text) ? zarr.open.v2 : zarr.open.v3)(location, { kind: "array" });
+  options.signal?.throwIfAborted();
   await zarr.set(twin as Writable, selection, value as never);
-  for (const [key, bytes] of staged) await arr.store.set(key, bytes);
+  options.onProgress?.(chunks, chunks);
+  await commit(arr.store, staged, options.signal);
+}
+
+/**
+ * Writes the staged chunks to the store, unless `signal` has fired: the last moment a write
+ * can be cancelled, for the store then sees every chunk (a store that fails part way, e.g. a
+ * lost connection, keeps what it took before; the error, STORE_FAILED, names the key).
+ */
+export async function commit(store: zarr.Mutable, staged: Map<zarr.AbsolutePath, Uint8Array>, signal?: AbortSignal) {
+  signal?.throwIfAborted();
+  for (const [key, bytes] of staged) await fromStore(key, () => store.set(key, bytes));
 }
 
 /**
@@ -222,7 +220,13 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
  * not run (and zarr v2 arrays) are written by zarr.set, through the same staging; sharded
  * arrays cannot be written (UNSUPPORTED).
  */
-export function set(arr: Writable, selection: Selection, value: Scalar | ChunkValue, options: SetOptions = {}): Promise<void> {
+export function set<D extends zarr.DataType>(
+  arr: zarr.Array<D, zarr.Mutable>,
+  selection: Selection,
+  value: zarr.Scalar<D> | ChunkValue<D>,
+  options?: SetOptions,
+): Promise<void>;
+export function set(arr: Writable, selection: Selection, value: unknown, options: SetOptions = {}): Promise<void> {
   return naming(arr.path, async () => {
     const a = await coreAccess(arr as never);
     if (typeof a !== "string" && a.layout.shard) {
@@ -233,14 +237,13 @@ export function set(arr: Writable, selection: Selection, value: Scalar | ChunkVa
     if (typeof a === "string" || a.layout.transposed || a.v2) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
-      await stagedZarrSet(arr, selection, value);
-      return void options.onProgress?.(plan.boxes.length, plan.boxes.length);
+      return stagedZarrSet(arr, selection, value, options, plan.boxes.length);
     }
     const plan = planSelection(selection, a.layout.shape, a.chunkShape);
     const checked = checkValue(a.layout.data_type, plan, value);
     const staged = await encodeBoxes(arr, a, plan, checked, options);
-    for (const [path, bytes] of staged) await arr.store.set(path, bytes);
-  });
+    await commit(arr.store, staged, options.signal);
+  }, options.signal);
 }
 
 /** Options of `set`. */
@@ -250,6 +253,11 @@ export interface SetOptions {
    * have; through zarr.set, once at the end).
    */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Cancels the write: when it fires before the store is written (every chunk is encoded
+   * first), `set` rejects with its reason (an AbortError) and the store is unchanged.
+   */
+  signal?: AbortSignal;
 }
 
 async function encodeBoxes(
@@ -267,6 +275,7 @@ async function encodeBoxes(
   const codecs = await encoders(layout.codecs);
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
   for (const box of plan.boxes) {
+    options.signal?.throwIfAborted();
     const path = arr.resolve(chunkKey(layout, box.coords)).path;
     // Whole unless the selection leaves some of the chunk's elements inside the array out.
     const whole = box.pieces.every((p, k) => {
@@ -275,7 +284,7 @@ async function encodeBoxes(
     });
     let chunk: TypedArray | undefined;
     if (!whole) {
-      const stored = await arr.store.get(path);
+      const stored = await fromStore(path, () => arr.store.get(path, options.signal ? { signal: options.signal } : undefined));
       if (stored) {
         const bytes = a.unpacker ? unpack(a.unpacker.decompressor, a.unpacker.memory, stored) : await decodeBytes(a.compressors, stored);
         chunk = a.reader.decodeChunk(bytes) as TypedArray;

@@ -105,5 +105,5 @@ test("bad requests throw Errors with a code", async () => {
       return true;
     });
   }
-  await assert.rejects(planPacking([1, 2, 3], { target: "uint8" }), TypeError);
+  await assert.rejects(planPacking([1, 2, 3], { target: "uint8" }), (e) => e.code === "INVALID_ARGUMENT");
 });

@@ -42,6 +42,35 @@ for (const [i, code] of blocks.entries()) {
   });
 }
 
+test("every README example and a strict app using every export type-check (tsc --strict, bundler resolution)", () => {
+  const dir = join(root, "target/readme-ts");
+  mkdirSync(dir, { recursive: true });
+  const files = blocks.map((code, i) => {
+    const file = join(dir, `example-${i + 1}.ts`);
+    // Each block is a module of its own (top-level await).
+    writeFileSync(file, `${code}\nexport {};\n`);
+    return file;
+  });
+  const app = join(root, "tests/types/app.ts");
+  const program = ts.createProgram([...files, app], {
+    strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler, types: ["node"], lib: ["lib.es2022.d.ts", "lib.dom.d.ts"], noEmit: true,
+  });
+  const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file ? `${d.file.fileName.slice(root.length)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : "";
+    return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+  });
+  assert.deepEqual(problems, []);
+  // The app imports every export, values and types.
+  const imported = new Set(readFileSync(app, "utf8").match(/import \{([^}]*)\} from "zarr-wasm-codecs"/)[1]
+    .split(",").map((s) => s.trim().replace(/^type /, "")).filter(Boolean));
+  const checker = program.getTypeChecker();
+  const dts = program.getSourceFile(join(root, "dist/index.d.ts"));
+  const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(dts)).map((s) => s.name);
+  assert.ok(exported.length >= 30, `${exported.length} exports`);
+  assert.deepEqual(exported.filter((name) => !imported.has(name)), [], "exports the app does not use");
+});
+
 test("the README's API section names every export of the package", async () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
   const section = readme.slice(readme.indexOf("## API"), readme.indexOf("\n## ", readme.indexOf("## API") + 1));

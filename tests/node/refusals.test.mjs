@@ -220,3 +220,118 @@ test("set on a sharded array is refused with UNSUPPORTED whatever the store (a F
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A Map store whose requests for keys `fails` picks throw, as a lost connection does. */
+function failingStore(meta, fails) {
+  const files = storeOf(meta);
+  const store = {
+    files,
+    fails,
+    get: async (key) => {
+      if (store.fails(key)) throw new TypeError("fetch failed: connection reset");
+      return files.get(key);
+    },
+    set: async (key, bytes) => {
+      if (store.fails(key)) throw new TypeError("fetch failed: connection reset");
+      files.set(key, bytes);
+    },
+  };
+  return store;
+}
+
+const PACKED = [
+  { name: "scale_offset", configuration: { offset: 0, scale: 4 } },
+  { name: "cast_value", configuration: { data_type: "int16" } },
+  BYTES,
+];
+
+test("a store's failure leaves open, get, getDecoded and set as STORE_FAILED, naming the array and the key, the store's error as cause", async () => {
+  const chains = {
+    own: PACKED, // the package's own path
+    zarrita: [{ name: "zfp", configuration: { mode: "reversible" } }], // zarr.get's path
+  };
+  for (const [path, codecs] of Object.entries(chains)) {
+    const store = failingStore(metaOf(codecs, { shape: [8, 4] }), () => false);
+    const arr = await open(store);
+    await set(arr, null, { data: Float64Array.from({ length: 32 }, (_, i) => i / 4), shape: [8, 4], stride: [4, 1] });
+    store.fails = (key) => key === "/c/1/0";
+    for (const [how, read] of [
+      ["get", () => get(arr)],
+      ["get pooled", () => get(arr, null, { pool })],
+      ["get pooled, transferred", () => get(arr, null, { pool, useSharedArrayBuffer: false })],
+      ["getDecoded", () => getDecoded(arr)],
+      ["set of part of a chunk (read first)", () => set(arr, [zarr.slice(4, 5), null], { data: new Float64Array(4), shape: [1, 4], stride: [4, 1] })],
+    ]) {
+      const e = await rejection(read);
+      assert.equal(e.code, "STORE_FAILED", `${path}, ${how}: ${e.message}`);
+      assert.match(e.message, /^array "\/": .*\/c\/1\/0.*connection reset/, `${path}, ${how}`);
+      assert.match(String(e.cause), /connection reset/);
+    }
+    // The first chunk still reads.
+    assert.deepEqual([...(await get(arr, [zarr.slice(0, 4), null])).data].slice(0, 3), [0, 0.25, 0.5]);
+    // A write the store refuses part way.
+    const before = hashOf(store.files);
+    store.fails = (key) => key === "/c/0/0";
+    const w = await rejection(() => set(arr, [zarr.slice(4, 8), null], { data: new Float64Array(16), shape: [4, 4], stride: [4, 1] }).then(
+      () => set(arr, null, { data: new Float64Array(32), shape: [8, 4], stride: [4, 1] }),
+    ));
+    assert.equal(w.code, "STORE_FAILED", `${path}, set: ${w.message}`);
+    assert.notEqual(hashOf(store.files), before, "the first write went through");
+    // open, with zarr.json out of reach.
+    store.fails = (key) => key.endsWith("zarr.json");
+    const o = await rejection(() => open(store));
+    assert.equal(o.code, "STORE_FAILED", `${path}, open: ${o.message}`);
+  }
+});
+
+test("set with an aborted signal rejects with its reason and the store is unchanged, on the package's path and zarr.set's", async () => {
+  const chains = { own: PACKED, zarrita: [{ name: "transpose", configuration: { order: [1, 0] } }, ...PACKED] };
+  for (const [path, codecs] of Object.entries(chains)) {
+    const store = storeOf(metaOf(codecs, { shape: [8, 8] }));
+    const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+    const whole = { data: Float64Array.from({ length: 64 }, (_, i) => i / 4), shape: [8, 8], stride: [8, 1] };
+    await set(arr, null, whole);
+    const before = hashOf(store);
+    const other = { data: new Float64Array(64).fill(2), shape: [8, 8], stride: [8, 1] };
+    // Aborted before the call.
+    const e = await rejection(() => set(arr, null, other, { signal: AbortSignal.abort() }));
+    assert.equal(e.name, "AbortError", path);
+    assert.equal(hashOf(store), before, path);
+    // Aborted after the first chunk is encoded (the package's path encodes chunk by chunk).
+    const controller = new AbortController();
+    const reason = new Error("panned away");
+    const e2 = await rejection(() => set(arr, null, other, { signal: controller.signal, onProgress: () => controller.abort(reason) }));
+    assert.equal(e2, reason, path);
+    assert.equal(hashOf(store), before, path);
+    // Not aborted: written.
+    await set(arr, null, other, { signal: new AbortController().signal });
+    assert.deepEqual([...(await get(arr)).data], [...other.data]);
+  }
+});
+
+test("a callback that throws leaves get as INTERNAL with the callback's error as cause", async () => {
+  const store = storeOf(metaOf(PACKED));
+  const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+  await set(arr, null, value);
+  const mine = new RangeError("my progress bar broke");
+  const e = await rejection(() => get(arr, null, { onProgress: () => { throw mine; } }));
+  assert.equal(e.code, "INTERNAL");
+  assert.equal(e.cause, mine);
+  assert.match(e.message, /^array "\/": my progress bar broke/);
+});
+
+test("another codec's failure in a read leaves get as CODEC_FAILED, naming the codec and the chunk", async () => {
+  // A bytes -> bytes codec from zarrita's registry that the package does not have.
+  zarr.registry.set("flaky", async () => ({
+    fromConfig: () => ({ kind: "bytes_to_bytes", encode: (b) => b, decode: () => { throw new RangeError("flaky lost its state"); } }),
+  }));
+  const store = storeOf(metaOf([...PACKED, { name: "flaky", configuration: {} }]));
+  const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+  await set(arr, null, value);
+  for (const options of [{}, { pool }]) {
+    const e = await rejection(() => get(arr, null, options));
+    assert.equal(e.code, "CODEC_FAILED", e.message);
+    assert.match(e.message, /^array "\/": chunk c\/0\/0: codec "flaky" failed to decode: flaky lost its state/);
+    assert.ok(e.cause instanceof RangeError);
+  }
+});

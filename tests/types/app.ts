@@ -1,0 +1,108 @@
+// A small app in strict TypeScript that uses every export of the package, type-checked by
+// tests/node/readme.test.mjs (tsc --strict, bundler resolution) against the built declarations.
+// It is only compiled, never run: what it does is run by the other tests.
+import * as zarr from "zarrita";
+import {
+  CODEC_NAMES,
+  type ChunkValue,
+  type CodecError,
+  type CodecRegistry,
+  createChain,
+  type DataRange,
+  type DecodedChunk,
+  defaultPool,
+  ERROR_CODES,
+  type ErrorCode,
+  errorCode,
+  get,
+  getDecoded,
+  type GetOptions,
+  type GetResult,
+  isCodecError,
+  loadWasm,
+  loadZfp,
+  open,
+  type PackingPlan,
+  planPacking,
+  type PlanOptions,
+  registerCodecs,
+  scalarToJson,
+  type Selection,
+  set,
+  setAtomic,
+  type SetOptions,
+  WorkerPool,
+  writePacked,
+  type WritePackedOptions,
+} from "zarr-wasm-codecs";
+
+const registry: CodecRegistry = zarr.registry;
+registerCodecs(registry);
+const names: readonly string[] = CODEC_NAMES;
+const codes: readonly ErrorCode[] = ERROR_CODES;
+
+const store = new Map<string, Uint8Array>();
+const arr = await zarr.create(zarr.root(store).resolve("t2m"), {
+  shape: [2, 8, 8],
+  chunkShape: [1, 8, 8],
+  dtype: "float32",
+  fillValue: NaN,
+  codecs: [
+    { name: "scale_offset", configuration: { offset: 0, scale: 100 } },
+    { name: "cast_value", configuration: { data_type: "int16" } },
+    { name: "bytes", configuration: { endian: "little" } },
+  ],
+});
+
+// set takes the array's own typed array: a Float64Array here would not compile.
+const value: ChunkValue<"float32"> = { data: new Float32Array(128), shape: [2, 8, 8], stride: [64, 8, 1] };
+const setOptions: SetOptions = { onProgress: (done: number, total: number) => void [done, total], signal: new AbortController().signal };
+await set(arr, null, value, setOptions);
+await setAtomic(arr, [0, null, null], { data: new Float32Array(64), shape: [8, 8], stride: [8, 1] });
+await set(arr, [1, 2, 3], 1.5);
+
+// get's result follows zarr.get's: the chunk of a Float32Array, or one number.
+const out = new Float32Array(64);
+const options: GetOptions = { out, onProgress: () => {}, signal: AbortSignal.timeout(10_000) };
+const selection: Selection = [0, null, null];
+const chunk: zarr.Chunk<"float32"> = await get(arr, selection, options);
+const plane: Float32Array = chunk.data;
+const one: number = await get(arr, [1, 2, 3]);
+const strip: GetResult<"float32", [number, zarr.Slice, null]> = await get(arr, [1, zarr.slice(0, 4), null]);
+const whole = await get(arr);
+const shape: number[] = whole.shape;
+
+// Pooled reads.
+const pool = new WorkerPool(2);
+const pooled: Float32Array = (await get(arr, null, { pool })).data;
+await pool.terminate();
+const shared: boolean = defaultPool().terminated;
+
+// Decoded reads, packing.
+const decoded: DecodedChunk = await getDecoded(arr, null);
+const floats: Float64Array = decoded.data;
+const range: DataRange = { min: -40, max: 50 };
+const planOptions: PlanOptions = { target: "uint8" };
+const plan: PackingPlan = await planPacking(range, planOptions);
+const writeOptions: WritePackedOptions = { shape: [4, 4], target: "uint8" };
+const packed = await writePacked(zarr.root(new Map<string, Uint8Array>()).resolve("packed"), new Float64Array(16), writeOptions);
+const reopened = await open(packed.array.store);
+
+// Errors carry a code.
+try {
+  await get(reopened, [99, 0]);
+} catch (e) {
+  const code: ErrorCode | undefined = errorCode(e);
+  if (isCodecError(e)) {
+    const error: CodecError = e;
+    void [code, error.code];
+  }
+}
+
+// The low-level pieces.
+const wasm = await loadWasm();
+const zfp = await loadZfp();
+const chain = await createChain({ data_type: "float64", codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
+const json: string = scalarToJson(1n);
+
+export { chain, codes, floats, json, names, one, plan, plane, pooled, shape, shared, strip, wasm, zfp };
