@@ -4,19 +4,23 @@
 // process in a seeded random order per round: zarr.get with zarrita's built-in JS codecs,
 // zarr.get with registerCodecs(), this package's get and getDecoded, and allocating + copying
 // a Float64Array of the output's size, and allocating + filling one (the floor any read that
-// returns a new array pays on one thread). Then getDecoded on an int16 array with CF
+// returns a new array pays on one thread); and get into one caller-owned output (options.out)
+// (one thread, and a pool writing into a SharedArrayBuffer-backed one) against copying the
+// same values into that warm output. Then getDecoded on an int16 array with CF
 // attributes against zarr.get plus a JavaScript mask-and-scale loop.
 // Prints medians and ratios, and the share of get's time spent inside the wasm calls;
 // `--json` prints them as JSON. BENCH_ROUNDS sets the rounds (default 30), after three
 // untimed rounds of each read.
 import * as zarr from "zarrita";
-import { get, getDecoded, registerCodecs, set } from "zarr-wasm-codecs";
+import { get, getDecoded, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 import { loadWasm } from "zarr-wasm-codecs";
 import { designField, median, seededShuffle, timeRounds } from "./util.mjs";
 
 const N = 2048;
 const CHUNK = 512;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+// The pool for the shared-output read: BENCH_POOL workers (default 2).
+const POOL = Number(process.env.BENCH_POOL ?? 2);
 
 const uint8Codecs = [
   { name: "scale_offset", configuration: { offset: -10.0, scale: 10.0 } },
@@ -55,6 +59,7 @@ const hex = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("h
 const shuffled = seededShuffle(0x5eed);
 
 const wasm = await loadWasm();
+const pool = new WorkerPool(POOL);
 const results = {};
 for (const [name, codecs] of Object.entries(CASES)) {
   registerCodecs();
@@ -71,8 +76,21 @@ for (const [name, codecs] of Object.entries(CASES)) {
   const decodedFirst = await getDecoded(ourArray);
   const same = hex(ourFirst.data) === hex(wasmFirst.data) && hex(decodedFirst.data) === hex(ourFirst.data);
   let sink = 0;
+  // One caller-owned output, as a viewer re-reading time steps keeps: get fills it in place
+  // (options.out), against copying the same values into it.
+  const warm = new Float64Array(N * N);
+  // The same with the pool's workers writing into a SharedArrayBuffer-backed output directly.
+  const warmShared = new Float64Array(new SharedArrayBuffer(N * N * 8));
+  await get(ourArray, null, { out: warmShared, pool });
+  const same_out = hex((await get(ourArray, null, { out: warm })).data) === hex(wasmFirst.data);
   const reads = {
     zarrita_js: async () => (sink += (await zarr.get(jsArray)).data.length),
+    get_out: async () => (sink += (await get(ourArray, null, { out: warm })).data.length),
+    get_out_pool: async () => (sink += (await get(ourArray, null, { out: warmShared, pool })).data.length),
+    copy_warm: async () => {
+      warm.set(jsFirst.data);
+      sink += warm.length;
+    },
     zarr_get_registerCodecs: async () => (sink += (await zarr.get(wasmArray)).data.length),
     get: async () => (sink += (await get(ourArray)).data.length),
     getDecoded: async () => (sink += (await getDecoded(ourArray)).data.length),
@@ -123,9 +141,13 @@ for (const [name, codecs] of Object.entries(CASES)) {
     getDecoded_to_copy: m.getDecoded / m.copy,
     zarrita_js_to_fill: m.zarrita_js / m.fill,
     get_to_fill: m.get / m.fill,
+    get_out_vs_zarrita_js: m.zarrita_js / m.get_out,
+    get_out_to_copy_warm: m.get_out / m.copy_warm,
+    get_out_pool_vs_zarrita_js: m.zarrita_js / m.get_out_pool,
+    get_out_pool_to_copy_warm: m.get_out_pool / m.copy_warm,
     get_inside_wasm_ms: median(insides),
     get_outside_wasm_ms: median(totals) - median(insides),
-    identical_to_zarr_get: same,
+    identical_to_zarr_get: same && same_out,
   };
   if (sink === 0) console.log("");
 }
@@ -173,6 +195,8 @@ for (const [name, codecs] of Object.entries(CASES)) {
   if (sink === 0) console.log("");
 }
 
+await pool.terminate();
+
 if (process.argv.includes("--json")) {
   console.log(JSON.stringify({ shape: [N, N], chunks: [CHUNK, CHUNK], rounds: ROUNDS, results }, null, 2));
 } else {
@@ -193,6 +217,9 @@ if (process.argv.includes("--json")) {
     console.log(`  zarr.get, registerCodecs()      ${ms(m.zarr_get_registerCodecs)}  ${(m.zarrita_js / m.zarr_get_registerCodecs).toFixed(2)}x zarrita`);
     console.log(`  get                             ${ms(m.get)}  ${r.get_vs_zarrita_js.toFixed(2)}x zarrita, ${r.get_to_copy.toFixed(2)}x the copy (inside wasm ${r.get_inside_wasm_ms.toFixed(2)} ms, outside ${r.get_outside_wasm_ms.toFixed(2)} ms)`);
     console.log(`  getDecoded                      ${ms(m.getDecoded)}  ${r.getDecoded_vs_zarrita_js.toFixed(2)}x zarrita, ${r.getDecoded_to_copy.toFixed(2)}x the copy`);
+    console.log(`  get into one output (out)       ${ms(m.get_out)}  ${r.get_out_vs_zarrita_js.toFixed(2)}x zarrita, ${r.get_out_to_copy_warm.toFixed(2)}x the warm copy`);
+    console.log(`  the same, pool of ${POOL} (shared)    ${ms(m.get_out_pool)}  ${r.get_out_pool_vs_zarrita_js.toFixed(2)}x zarrita, ${r.get_out_pool_to_copy_warm.toFixed(2)}x the warm copy`);
+    console.log(`  copy into that warm output      ${ms(m.copy_warm)}`);
     console.log(`  allocate + copy Float64Array    ${ms(m.copy)}`);
     console.log(`  allocate + fill Float64Array    ${ms(m.fill)}  (zarrita / fill = ${r.zarrita_js_to_fill.toFixed(2)}x: the most any one-thread read can gain)`);
     console.log(`  get and getDecoded equal zarr.get bit for bit: ${r.identical_to_zarr_get}`);
