@@ -316,7 +316,7 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
   };
   if (!index || !layout.shard) return fetchRegular;
   const shard = layout.shard;
-  const indexes = new Map<string, Promise<DataView | undefined>>();
+  const indexes = shardIndexesOf(arr);
   const getRange = store.getRange!.bind(store);
   return async (coords: number[]): Promise<Fetched> => {
     const shardCoords = coords.map((c, i) => Math.floor(c / index.perShard[i]));
@@ -325,7 +325,8 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
     let table = indexes.get(path);
     if (!table) {
       const range = shard.index_at_end ? { suffixLength: index.bytes } : { offset: 0, length: index.bytes };
-      table = fromStore(path, () => getRange(path, range, opts)).then((raw: Uint8Array | undefined) =>
+      // Not cancelled with this read: other reads may be waiting for the same index.
+      table = fromStore(path, () => getRange(path, range)).then((raw: Uint8Array | undefined) =>
         namingChunk(`${shardKey} (shard index)`, async () => {
           if (!raw) return undefined;
           if (raw.length !== index.bytes) {
@@ -335,7 +336,7 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
           return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         }),
       );
-      indexes.set(path, table);
+      indexes.set(path, table, index.bytes);
     }
     const view = await table;
     let position = 0;
@@ -353,6 +354,53 @@ function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, op
     }
     return { key, bytes: await registry(key, bytes), owned };
   };
+}
+
+/** How many bytes of shard indexes an array keeps between reads (see `ShardIndexes`). */
+export const SHARD_INDEX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The shard indexes read for one array, kept between reads up to SHARD_INDEX_BYTES in all
+ * (the least recently used leave first), so that a viewer panning over a shard reads its index
+ * once, as zarrita does. A read that fails (or is aborted) is not kept.
+ */
+class ShardIndexes {
+  #entries = new Map<string, { table: Promise<DataView | undefined>; bytes: number }>();
+  #bytes = 0;
+
+  get(path: string): Promise<DataView | undefined> | undefined {
+    const entry = this.#entries.get(path);
+    if (!entry) return undefined;
+    // The most recently used last.
+    this.#entries.delete(path);
+    this.#entries.set(path, entry);
+    return entry.table;
+  }
+
+  set(path: string, table: Promise<DataView | undefined>, bytes: number): void {
+    const entry = { table, bytes };
+    this.#entries.set(path, entry);
+    this.#bytes += bytes;
+    table.catch(() => this.#drop(path, entry));
+    for (const [oldest, e] of this.#entries) {
+      if (this.#bytes <= SHARD_INDEX_BYTES || oldest === path) break;
+      this.#drop(oldest, e);
+    }
+  }
+
+  #drop(path: string, entry: { bytes: number }): void {
+    if (this.#entries.get(path) !== entry) return;
+    this.#entries.delete(path);
+    this.#bytes -= entry.bytes;
+  }
+}
+
+const shardIndexes = new WeakMap<object, ShardIndexes>();
+
+function shardIndexesOf(arr: object): ShardIndexes {
+  let found = shardIndexes.get(arr);
+  if (!found) shardIndexes.set(arr, (found = new ShardIndexes()));
+  return found;
 }
 
 /** The runs of the output a box's values go to. */
