@@ -140,6 +140,7 @@ export type { DecodedChunk } from "./decoded.js";
 export { setAtomic } from "./atomic.js";
 export { get } from "./read.js";
 export { WorkerPool, defaultPool } from "./pool.js";
+export type { PoolOptions } from "./pool.js";
 export type { GetOptions, GetResult, Selection } from "./read.js";
 export { set } from "./write.js";
 export type { ChunkValue, SetOptions } from "./write.js";

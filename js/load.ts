@@ -3,6 +3,7 @@
 // .wasm file, or from a base64 copy where that cannot be had; the zfp, packing and compress
 // modules are reached only through dynamic imports, so readers that do not need them never
 // load them.
+import { codedError } from "./errors.js";
 import { builtin } from "./node.js";
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
 
@@ -70,6 +71,28 @@ export function useInlineWasm(): void {
  * `useInlineWasm`) from the copy inlined as base64 in an ES module.
  */
 async function compileWasm(file: () => URL, inline: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {
+  try {
+    return await compileFrom(file, inline);
+  } catch (e) {
+    throw forbidden(e) ?? e;
+  }
+}
+
+/**
+ * WASM_FORBIDDEN for a compile the page's Content-Security-Policy refused (script-src without
+ * 'wasm-unsafe-eval'); undefined for any other error.
+ */
+function forbidden(e: unknown): Error | undefined {
+  if (!(e instanceof Error) || !/Content Security Policy|unsafe-eval/i.test(e.message)) return undefined;
+  return codedError(
+    "WASM_FORBIDDEN",
+    "the page's Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval' to its script-src " +
+      `(the browser said: ${e.message})`,
+    e,
+  );
+}
+
+async function compileFrom(file: () => URL, inline: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {
   if (!inlineOnly) {
     try {
       const url = file();
@@ -84,8 +107,10 @@ async function compileWasm(file: () => URL, inline: () => Promise<{ default: str
         }
         return await WebAssembly.compile(await response.arrayBuffer());
       }
-    } catch {
-      // The inline copy below.
+    } catch (e) {
+      // Refused by the page's policy: the inline copy would be too (and is not downloaded).
+      if (forbidden(e)) throw e;
+      // Otherwise the inline copy below.
     }
   }
   return WebAssembly.compile(decodeBase64((await inline()).default) as Uint8Array<ArrayBuffer>);

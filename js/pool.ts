@@ -8,7 +8,7 @@
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
 import { typedArrayNamed } from "./place.js";
-import type { Job, ModuleKind, Reply, ToWorker } from "./protocol.js";
+import { type Job, type ModuleKind, READY, type Reply, type ToWorker } from "./protocol.js";
 
 export type { Job } from "./protocol.js";
 
@@ -36,6 +36,8 @@ interface Slot {
   port: Port;
   pending: Map<number, Pending>;
   started: Set<ModuleKind>;
+  /** Whether the worker has said it started (until then, losing it is a failed start). */
+  ready: boolean;
   /** Set when the worker was dropped: the error its jobs got. */
   lost?: Error;
 }
@@ -67,6 +69,29 @@ const SPARE_BYTES = 16 << 20;
 
 const terminatedError = () => codedError("POOL_TERMINATED", "the worker pool was terminated");
 
+/** The first wait before a pool whose workers could not start tries again; it doubles up to the cap. */
+const RETRY_MS = 1000;
+const RETRY_CAP_MS = 60_000;
+
+/** What most often keeps a pool's workers from starting, where they start from a blob: URL. */
+const START_HINT =
+  "A page whose Content-Security-Policy leaves blob: out of worker-src (or child-src, or " +
+  "script-src) cannot start workers from the package's blob: URL: allow blob: in worker-src, or " +
+  "serve the package's dist/worker.js and pass its URL: new WorkerPool({ workerUrl })";
+
+/** `new WorkerPool(options)`. */
+export interface PoolOptions {
+  /** How many workers; by default the machine's parallelism, at most 8. */
+  size?: number;
+  /**
+   * Where the workers' script is served from (the package's `dist/worker.js`, e.g. through a
+   * bundler's `?url` import), for pages whose Content-Security-Policy forbids blob: workers.
+   * By default the script ships inside the package and starts from a blob: URL (in Node, as
+   * an eval worker).
+   */
+  workerUrl?: string | URL;
+}
+
 let source: Promise<string> | undefined;
 function workerSource(): Promise<string> {
   source ??= import("./wasm/worker_source.js").then((m) => m.default);
@@ -90,6 +115,8 @@ export class WorkerPool {
   /** The number of workers (fixed when the pool starts them). */
   size: number;
   private slots: Promise<Slot[]> | undefined;
+  /** The workers now running (what `slots` resolved to). */
+  private live: Slot[] | undefined;
   private jobs = 0;
   private reads = 0;
   private ended = false;
@@ -103,12 +130,26 @@ export class WorkerPool {
   }
   private url: string | undefined;
 
-  /** `size`: how many workers; by default the machine's parallelism, at most 8. */
-  constructor(size?: number) {
+  private workerUrl: string | undefined;
+  /** The workers' start failures in a row, when the next start may be tried, and the error. */
+  private failures = 0;
+  private retryAt = 0;
+  private startError: Error | undefined;
+
+  /**
+   * `size` (or `{ size, workerUrl }`): how many workers, by default the machine's parallelism,
+   * at most 8; `workerUrl`, see `PoolOptions`.
+   */
+  constructor(options?: number | PoolOptions) {
+    const { size, workerUrl } = typeof options === "object" && options !== null ? options : { size: options, workerUrl: undefined };
     if (size !== undefined && !(Number.isInteger(size) && size >= 1)) {
       throw codedError("INVALID_ARGUMENT", `a worker pool's size must be a positive integer, got ${size}`);
     }
+    if (workerUrl !== undefined && typeof workerUrl !== "string" && !(workerUrl instanceof URL)) {
+      throw codedError("INVALID_ARGUMENT", "a worker pool's workerUrl must be a string or a URL");
+    }
     this.size = size ?? 0;
+    this.workerUrl = workerUrl === undefined ? undefined : String(workerUrl);
   }
 
   /**
@@ -202,11 +243,35 @@ export class WorkerPool {
     return Math.max(32, 4 * IN_FLIGHT * (await this.workers()).length);
   }
 
-  /** The workers, started on first use; refused once the pool is terminated. */
+  /**
+   * The workers, started on first use; refused once the pool is terminated, and, after workers
+   * that could not start, until the wait before the next try is over.
+   */
   private async workers(): Promise<Slot[]> {
     if (this.ended) throw terminatedError();
+    if (!this.slots && this.startError && Date.now() < this.retryAt) {
+      const wait = Math.ceil((this.retryAt - Date.now()) / 1000);
+      throw codedError("WORKER_START_FAILED", `${this.startError.message} (the pool tries again in ${wait} s)`, this.startError);
+    }
     this.slots ??= this.start();
     return this.slots;
+  }
+
+  /**
+   * Workers that stopped before they said they started: every read waiting for this pool's
+   * workers fails with WORKER_START_FAILED, the workers end, and no new ones start before a
+   * wait (1 s, doubling with each failure in a row, at most a minute); a read after it tries
+   * again. No worker is restarted in a loop.
+   */
+  private startFailed(slots: Slot[], why: string) {
+    if (this.live !== slots) return;
+    this.live = undefined;
+    this.slots = undefined;
+    const error = codedError("WORKER_START_FAILED", `the pool's workers could not start (${why}). ${START_HINT}`);
+    this.startError = error;
+    this.retryAt = Date.now() + Math.min(RETRY_CAP_MS, RETRY_MS * 2 ** this.failures++);
+    for (const w of this.waiting.splice(0)) w.reject(error);
+    for (const slot of slots) void this.drop(slot, error);
   }
 
   /** Registers an answer a worker owes (holding Node's process meanwhile); its job id. */
@@ -270,23 +335,37 @@ export class WorkerPool {
 
   private async start(): Promise<Slot[]> {
     if (!this.size) this.size = await defaultSize();
-    const script = await workerSource();
+    // (With a workerUrl, the script inside the package is never loaded.)
+    const script = this.workerUrl ? "" : await workerSource();
     const NodeWorker = isNode
-      ? (await builtin<{ Worker: new (code: string, o: object) => NodeWorker }>("worker_threads")).Worker
+      ? (await builtin<{ Worker: new (code: string | URL, o: object) => NodeWorker }>("worker_threads")).Worker
       : undefined;
     const slots: Slot[] = [];
-    for (let i = 0; i < this.size; i++) slots.push(this.spawn(script, NodeWorker, slots, i));
+    this.live = slots;
+    try {
+      for (let i = 0; i < this.size; i++) slots.push(this.spawn(script, NodeWorker, slots, i));
+    } catch (e) {
+      // A worker refused at once (e.g. a SecurityError).
+      this.startFailed(slots, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+      throw this.startError;
+    }
     return slots;
   }
 
   private spawn(
     script: string,
-    NodeWorker: (new (code: string, o: object) => NodeWorker) | undefined,
+    NodeWorker: (new (code: string | URL, o: object) => NodeWorker) | undefined,
     slots: Slot[],
     index: number,
   ): Slot {
-    const slot: Slot = { port: undefined as unknown as Port, pending: new Map(), started: new Set() };
+    const slot: Slot = { port: undefined as unknown as Port, pending: new Map(), started: new Set(), ready: false };
     const settle = (message: Reply) => {
+      if (message.job === READY) {
+        slot.ready = true;
+        this.failures = 0;
+        this.startError = undefined;
+        return;
+      }
       for (const b of message.spare ?? []) if (this.spare.length < 4 * IN_FLIGHT * slots.length) this.spare.push(b);
       const pending = slot.pending.get(message.job);
       if (!pending) return;
@@ -307,15 +386,17 @@ export class WorkerPool {
         this.spare = this.spare.filter((b) => (kept += b.byteLength) <= SPARE_BYTES);
       }
     };
-    // A worker that dies takes its jobs with it; a new one takes its place.
+    // A worker that dies takes its jobs with it; a new one takes its place. One that dies
+    // before it has started is a failed start (see `startFailed`).
     const lost = (why: string) => {
       if (this.ended || slots[index] !== slot) return;
+      if (!slot.ready) return this.startFailed(slots, why);
       slots[index] = this.spawn(script, NodeWorker, slots, index);
       this.drop(slot, codedError("WORKER_LOST", `a decoding worker stopped: ${why}`));
       this.dispatch(slots);
     };
     if (NodeWorker) {
-      const worker = new NodeWorker(script, { eval: true });
+      const worker = this.workerUrl ? new NodeWorker(new URL(this.workerUrl), {}) : new NodeWorker(script, { eval: true });
       // Node keeps a worker's ports referenced if it is ref()'d after it exits: never do.
       let running = true;
       const ended = new Promise<void>((resolve) => worker.on("exit", (() => ((running = false), resolve())) as (v: never) => void));
@@ -337,8 +418,8 @@ export class WorkerPool {
         hold: (yes) => running && (yes ? worker.ref() : worker.unref()),
       };
     } else {
-      this.url ??= URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
-      const worker = new Worker(this.url);
+      if (!this.workerUrl) this.url ??= URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
+      const worker = new Worker(this.workerUrl ?? this.url!);
       worker.onmessage = (event) => settle(event.data);
       worker.onerror = (event) => {
         event.preventDefault();

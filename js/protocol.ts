@@ -66,6 +66,9 @@ export interface ErrorReply {
   code?: string;
 }
 
+/** The `job` of the message a worker sends once it has started (answering nothing). */
+export const READY = -2;
+
 /**
  * A worker's answer to a job or an "end": a buffer of values, or an error. `spare` gives
  * buffers back for later jobs: the stored bytes', a box buffer it did not use, or (with

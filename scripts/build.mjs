@@ -90,6 +90,10 @@ for (const m of modules) {
   if (m.file) copyFileSync(join(glue, `${m.name}_bg.wasm`), join(root, "dist/wasm", `${m.name}.wasm`));
 }
 for (const f of ["worker_source.js", "worker_source.d.ts"]) copyFileSync(join(glue, f), join(root, "dist/wasm", f));
+// The same script as a file of its own, for pages whose Content-Security-Policy forbids blob:
+// workers: `new WorkerPool({ workerUrl })` with the URL it is served from.
+writeFileSync(join(root, "dist/worker.js"), `// zarr-wasm-codecs: the worker pool's script (see WorkerPool's workerUrl).\n${workerScript}`);
+writeFileSync(join(root, "dist/worker.d.ts"), "// The worker pool's script: a classic script with no exports, served for WorkerPool's workerUrl.\nexport {};\n");
 writeFileSync(join(root, "dist/build-info.json"), JSON.stringify(report, null, 2) + "\n");
 for (const [name, r] of Object.entries(report)) {
   if (r.wasm_bytes) {

@@ -39,6 +39,9 @@ export function serve(dir, port = 0) {
     if (isolate || req.headers["sec-fetch-dest"] === "worker") {
       res.setHeader("cross-origin-embedder-policy", "require-corp");
     }
+    // A page asked for with `csp=<policy>` is served with that Content-Security-Policy.
+    const csp = new URL(req.url, "http://localhost").searchParams.get("csp");
+    if (csp && type.startsWith("text/html")) res.setHeader("content-security-policy", csp);
     const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
     if (!range) {
       res.writeHead(200, { "content-type": type, "content-length": size, "cache-control": "no-store" });

@@ -13,7 +13,7 @@ import {
   boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, type TileReader,
   type TypedArray, typedArrayNamed, unpack,
 } from "../place.js";
-import type { AssemblyMessage, ErrorReply, JobMessage, ModuleKind, Reply, ToWorker } from "../protocol.js";
+import { type AssemblyMessage, type ErrorReply, type JobMessage, type ModuleKind, READY, type Reply, type ToWorker } from "../protocol.js";
 
 interface Port {
   postMessage(message: Reply, transfer?: Transferable[]): void;
@@ -152,10 +152,12 @@ if (isNode) {
     (threads) => {
       port = threads.parentPort;
       threads.parentPort.on("message", handle);
+      port.postMessage({ job: READY });
     },
   );
 } else {
   const self = globalThis as unknown as Port & { onmessage: (event: { data: ToWorker }) => void };
   port = self;
   self.onmessage = (event) => handle(event.data);
+  port.postMessage({ job: READY });
 }

@@ -325,3 +325,44 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     assert.deepEqual(consoleErrors, []);
   });
 }
+
+/** Opens the CSP page under `policy` (and `workerUrl`); its result, console errors and requests, after `wait` ms more. */
+async function cspPage(policy, { workerUrl, wait = 0 } = {}) {
+  const page = await browser.newPage();
+  const errors = [];
+  const asked = [];
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("request", (r) => asked.push(new URL(r.url()).pathname));
+  const query = new URLSearchParams({ csp: policy, ...(workerUrl ? { workerUrl } : {}) });
+  await page.goto(`${base}/tests/browser/plain.html?${query}`);
+  await page.waitForFunction(() => window.__result, null, { timeout: 30000 });
+  await page.waitForTimeout(wait);
+  const result = await page.evaluate(() => window.__result);
+  const counted = errors.length;
+  await page.evaluate(() => window.__pool?.terminate());
+  await page.close();
+  return { result, errors: errors.slice(0, counted), asked };
+}
+
+const SCRIPTS = "script-src 'self' 'unsafe-inline'";
+
+test("browser, a CSP without 'wasm-unsafe-eval': WASM_FORBIDDEN naming the directive, and no inline copy downloaded", async () => {
+  const { result, asked } = await cspPage(`${SCRIPTS}`);
+  assert.equal(result.one.code, "WASM_FORBIDDEN", JSON.stringify(result.one));
+  assert.match(result.one.message, /'wasm-unsafe-eval'.*script-src/);
+  assert.ok(!asked.some((p) => p.endsWith("_inline.js")), `${asked}`);
+});
+
+test("browser, a CSP with worker-src 'self': WORKER_START_FAILED naming blob: workers, no restart loop; a workerUrl pool reads", async () => {
+  const policy = `${SCRIPTS} 'wasm-unsafe-eval'; worker-src 'self'`;
+  const { result, errors } = await cspPage(policy, { wait: 5000 });
+  assert.equal(result.one.same, true);
+  assert.equal(result.pool.code, "WORKER_START_FAILED", JSON.stringify(result.pool));
+  assert.match(result.pool.message, /worker-src.*blob:.*workerUrl/);
+  // At most one console error per worker of the pool in the 5 s after the failed read.
+  assert.ok(errors.length <= 2, `${errors.length} console errors: ${errors.slice(0, 3)}`);
+  // The package's worker script served by the page's own origin.
+  const served = await cspPage(policy, { workerUrl: "/dist/worker.js" });
+  assert.deepEqual(served.result, { one: { same: true }, pool: { same: true } });
+  assert.deepEqual(served.errors, []);
+});

@@ -155,8 +155,9 @@ test("a worker lost mid-read rejects the read with WORKER_LOST; a new worker tak
     read.catch(() => {});
     while (!own.slots) await new Promise((r) => setImmediate(r));
     const slots = await own.slots;
-    // Every worker holds jobs of the read (not only the assembling worker's "begin").
-    while (slots.some((s) => s.pending.size === 0) || own.jobs < 4) await new Promise((r) => setImmediate(r));
+    // Every worker has started (one ended before would be a failed start, WORKER_START_FAILED)
+    // and holds jobs of the read (not only the assembling worker's "begin").
+    while (slots.some((s) => !s.ready || s.pending.size === 0) || own.jobs < 4) await new Promise((r) => setImmediate(r));
     // The first read's output is assembled by the first worker.
     const victim = which === "busy" ? slots.find((s) => s.pending.size > 0) : slots[which === "assembler" ? 0 : 1];
     victim.port.terminate();
@@ -243,4 +244,45 @@ test("the default pool ({ pool: true }) reads, and an idle pool does not keep No
     encoding: "utf8",
   });
   assert.equal(out.trim(), "1,2,3,4,5,6,7,8");
+});
+
+test("workers that cannot start: WORKER_START_FAILED naming the likely cause, no restart loop, a later read tries again", async () => {
+  const { arr } = await smallArray(64);
+  const want = hex((await get(arr)).data);
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { pathToFileURL } = await import("node:url");
+  const dir = mkdtempSync(join(tmpdir(), "worker-"));
+  try {
+    // A worker script that fails as it starts, as one a page's policy refuses does.
+    const failing = join(dir, "failing.js");
+    writeFileSync(failing, "throw new Error('refused');\n");
+    const own = new WorkerPool({ size: 2, workerUrl: pathToFileURL(failing) });
+    const first = await rejection(() => get(arr, null, { pool: own }));
+    assert.equal(first.code, "WORKER_START_FAILED", first.message);
+    assert.match(first.message, /could not start \(refused\).*worker-src.*blob:.*workerUrl/);
+    // At once again: refused without starting workers.
+    const started = Date.now();
+    const again = await rejection(() => get(arr, null, { pool: own }));
+    assert.equal(again.code, "WORKER_START_FAILED");
+    assert.match(again.message, /tries again in 1 s/);
+    assert.ok(Date.now() - started < 100, "refused at once");
+    assert.equal(own.slots, undefined, "no workers running");
+    // After the wait, a read tries again (and fails again: the next wait is longer).
+    await new Promise((r) => setTimeout(r, 1100));
+    const third = await rejection(() => get(arr, null, { pool: own }));
+    assert.doesNotMatch(third.message, /tries again/);
+    assert.match((await rejection(() => get(arr, null, { pool: own }))).message, /tries again in 2 s/);
+    await own.terminate();
+    // The package's own worker script, from its file: reads as the default pool does.
+    const fromFile = new WorkerPool({ size: 2, workerUrl: new URL("../../dist/worker.js", import.meta.url) });
+    for (const useSharedArrayBuffer of [true, false]) {
+      assert.equal(hex((await get(arr, null, { pool: fromFile, useSharedArrayBuffer })).data), want);
+    }
+    await fromFile.terminate();
+    assert.equal((() => { try { new WorkerPool({ workerUrl: 5 }); } catch (e) { return e.code; } })(), "INVALID_ARGUMENT");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -25,6 +25,7 @@ import {
   type PackingPlan,
   planPacking,
   type PlanOptions,
+  type PoolOptions,
   registerCodecs,
   scalarToJson,
   type Selection,
@@ -73,7 +74,9 @@ const whole = await get(arr);
 const shape: number[] = whole.shape;
 
 // Pooled reads.
+const poolOptions: PoolOptions = { size: 2, workerUrl: new URL("https://example.org/assets/worker.js") };
 const pool = new WorkerPool(2);
+void new WorkerPool(poolOptions).terminate();
 const pooled: Float32Array = (await get(arr, null, { pool })).data;
 await pool.terminate();
 const shared: boolean = defaultPool().terminated;
