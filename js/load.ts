@@ -68,28 +68,26 @@ export function useInlineWasm(): void {
  * (Node) or fetched (browsers with no bundler, and bundlers that copy the files
  * `new URL(..., import.meta.url)` names, as Vite and webpack 5 do), streaming where the server
  * says application/wasm; otherwise (esbuild, which does not copy them, or after
- * `useInlineWasm`) from the copy inlined as base64 in an ES module.
+ * `useInlineWasm`) from the copy inlined as base64 in an ES module. One the page's
+ * Content-Security-Policy refuses is WASM_FORBIDDEN (and the copy is not tried).
  */
 async function compileWasm(file: () => URL, inline: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {
   try {
     return await compileFrom(file, inline);
   } catch (e) {
-    throw forbidden(e) ?? e;
+    if (!forbidden(e)) throw e;
+    throw codedError(
+      "WASM_FORBIDDEN",
+      "the page's Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval' to its script-src " +
+        `(the browser said: ${e.message})`,
+      e,
+    );
   }
 }
 
-/**
- * WASM_FORBIDDEN for a compile the page's Content-Security-Policy refused (script-src without
- * 'wasm-unsafe-eval'); undefined for any other error.
- */
-function forbidden(e: unknown): Error | undefined {
-  if (!(e instanceof Error) || !/Content Security Policy|unsafe-eval/i.test(e.message)) return undefined;
-  return codedError(
-    "WASM_FORBIDDEN",
-    "the page's Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval' to its script-src " +
-      `(the browser said: ${e.message})`,
-    e,
-  );
+/** Whether a compile failed because the page's Content-Security-Policy refused it (script-src without 'wasm-unsafe-eval'). */
+function forbidden(e: unknown): e is Error {
+  return e instanceof Error && /Content Security Policy|unsafe-eval/i.test(e.message);
 }
 
 async function compileFrom(file: () => URL, inline: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {

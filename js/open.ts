@@ -70,7 +70,10 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 
-/** Every codec name in a v3 metadata text's lists (sharding's inner and index lists too). */
+/**
+ * Every codec name in a metadata text's lists (sharding's inner and index lists too); none for
+ * a zarr v2 text (see `metadataText`), whose codecs zarrita names itself.
+ */
 export function codecNames(text: string | undefined): string[] {
   const names = new Set<string>();
   const walk = (codecs: unknown) => {
@@ -90,13 +93,13 @@ export function codecNames(text: string | undefined): string[] {
 }
 
 /**
- * Refuses, with UNKNOWN_CODEC, an array whose codecs are not all in zarrita's registry, before
- * zarrita is asked to read or write it (zarrita keeps a failed lookup for the life of the
- * array object). The package's own codecs get a hint to call registerCodecs().
+ * Refuses, with UNKNOWN_CODEC, an array whose codecs (`names`, see `codecNames`) are not all in
+ * zarrita's registry, before zarrita is asked to read or write it (zarrita keeps a failed
+ * lookup for the life of the array object). The package's own codecs get a hint to call
+ * registerCodecs().
  */
-export function requireRegistered(text: string | undefined): void {
-  if (text === undefined || isV2Text(text)) return;
-  for (const name of codecNames(text)) {
+export function requireRegistered(names: string[]): void {
+  for (const name of names) {
     if (!zarr.registry.get(name)) {
       const hint = (CODEC_NAMES as readonly string[]).includes(name)
         ? `${name} is this package's codec, which is not in zarrita's registry: call registerCodecs() (from zarr-wasm-codecs)`
@@ -106,8 +109,8 @@ export function requireRegistered(text: string | undefined): void {
   }
 }
 
-/** A zarrita twin of an array, and the registry entries its codecs were looked up from. */
-const twins = new WeakMap<object, { twin: Promise<Readable>; entries: unknown[] }>();
+/** A zarrita twin of an array, its codec names, and the registry entries they were looked up from. */
+const twins = new WeakMap<object, { twin: Promise<Readable>; names: string[]; entries: unknown[] }>();
 
 /**
  * Runs `read` (zarr.get, say) on a zarrita twin of `arr`, opened from its exact metadata text
@@ -119,15 +122,15 @@ const twins = new WeakMap<object, { twin: Promise<Readable>; entries: unknown[] 
  */
 export async function readByZarrita<T>(arr: Readable, read: (twin: Readable) => Promise<T>): Promise<T> {
   const text = await metadataText(arr);
-  requireRegistered(text);
-  const names = text === undefined || isV2Text(text) ? [] : codecNames(text);
-  const entries = names.map((n) => zarr.registry.get(n));
   let known = twins.get(arr);
+  const names = known?.names ?? codecNames(text);
+  requireRegistered(names);
+  const entries = names.map((n) => zarr.registry.get(n));
   if (!known || known.entries.some((e, i) => e !== entries[i])) {
     const loc = new zarr.Location(codedStore(arr.store), arr.path);
     const twin = text === undefined ? Promise.resolve(arr) : arrayFromText(loc, text);
     twin.catch(() => twins.delete(arr));
-    known = { twin: twin as Promise<Readable>, entries };
+    known = { twin: twin as Promise<Readable>, names, entries };
     twins.set(arr, known);
   }
   return read(await known.twin);

@@ -114,8 +114,6 @@ export interface ArrayAccess<R extends TileReader> {
   memory: WebAssembly.Memory;
   /** For pool workers: the metadata text, which module reads it, the modules, a key. */
   text: string;
-  /** Whether the array is a zarr v2 array (.zarray). */
-  v2: boolean;
   kind: "core" | "packing";
   modules: Partial<Record<ModuleKind, WebAssembly.Module>>;
   key: number;
@@ -244,7 +242,7 @@ async function access<R extends TileReader>(
       index = { bytes, perShard, unpack: (raw) => decodeBytes(codecs, raw) };
     }
   }
-  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, v2: isV2Text(text), kind, modules, key: accessKeys++ };
+  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, kind, modules, key: accessKeys++ };
 }
 
 /** Per-array access, built once (a failure is not kept). */

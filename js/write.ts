@@ -182,8 +182,9 @@ export function stagingStore(base?: zarr.Readable) {
 /** zarr.set run against a staging store, so that it too writes all or nothing. */
 async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown, options: SetOptions, chunks: number) {
   const text = await metadataText(arr as never);
+  const names = codecNames(text);
   // zarrita's own scale_offset and cast_value do not encode, and it has no zfp.
-  for (const name of codecNames(text).filter((n) => (CODEC_NAMES as readonly string[]).includes(n))) {
+  for (const name of names.filter((n) => (CODEC_NAMES as readonly string[]).includes(n))) {
     if (!isOurs(zarr.registry.get(name))) {
       throw codedError(
         "UNKNOWN_CODEC",
@@ -192,7 +193,7 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
       );
     }
   }
-  requireRegistered(text);
+  requireRegistered(names);
   const { store, staged } = stagingStore(codedStore(arr.store));
   const location = new zarr.Location(store, arr.path);
   const twin = await (isV2Text(text) ? zarr.open.v2 : zarr.open.v3)(location, { kind: "array" });
@@ -234,7 +235,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
       throw codedError("UNSUPPORTED", "sharded arrays cannot be written (zarrita's zarr.set cannot write them either); nothing was written");
     }
     // zarr v2 arrays are written by zarr.set: numcodecs' filters encode with NumPy's rules.
-    if (typeof a === "string" || a.layout.transposed || a.v2) {
+    if (typeof a === "string" || a.layout.transposed || isV2Text(a.text)) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value, options, plan.boxes.length);
