@@ -13,6 +13,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 
 import { defaultPool, get, getDecoded, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+import { rejection } from "./files.mjs";
 import { randomArray, randomSelection, rng } from "./random-arrays.mjs";
 
 registerCodecs();
@@ -106,16 +107,6 @@ async function smallArray(n = 64) {
   const data = Float64Array.from({ length: n * n }, (_, i) => (i % 97 === 0 ? NaN : Math.sin(i / 50) * 9));
   await set(arr, null, { data, shape: [n, n], stride: [n, 1] });
   return { store, arr };
-}
-
-/** The error a read rejects with (fails if it does not). */
-async function rejection(read) {
-  try {
-    await read();
-  } catch (e) {
-    return e;
-  }
-  assert.fail("the read did not fail");
 }
 
 test("a bad chunk rejects the read with the single-thread path's Error and code; the pool goes on", async () => {

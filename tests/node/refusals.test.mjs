@@ -12,6 +12,8 @@ import { after, test } from "node:test";
 import * as zarr from "zarrita";
 import { errorCode, get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 
+import { rejection } from "./files.mjs";
+
 registerCodecs();
 
 const refused = JSON.parse(readFileSync(new URL("../fixtures/chains/refused.json", import.meta.url), "utf8"));
@@ -38,15 +40,6 @@ function hashOf(store) {
   const h = createHash("sha256");
   for (const [k, v] of [...store].sort(([a], [b]) => (a < b ? -1 : 1))) h.update(k).update(v);
   return h.digest("hex");
-}
-
-async function rejection(f) {
-  try {
-    await f();
-  } catch (e) {
-    return e;
-  }
-  assert.fail("did not reject");
 }
 
 const value = { data: Float64Array.from({ length: 16 }, (_, i) => i / 4), shape: [4, 4], stride: [4, 1] };
