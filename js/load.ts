@@ -1,8 +1,8 @@
 // Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
 // failed start is not cached, so a later call can try again. Each module is loaded from its
-// .wasm file, or from a base64 copy where that cannot be had; the zfp, packing and compress
-// modules are reached only through dynamic imports, so readers that do not need them never
-// load them.
+// .wasm file, or, once "zarr-wasm-codecs/inline" is imported, from its base64 copy; the zfp,
+// packing and compress modules are reached only through dynamic imports, so readers that do
+// not need them never load them.
 import { codedError } from "./errors.js";
 import { builtin } from "./node.js";
 import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
@@ -51,29 +51,42 @@ export function compiledOf(module: object): WebAssembly.Module {
   return found;
 }
 
-/** Whether the modules come from their base64 copies only (see `useInlineWasm`). */
-let inlineOnly = false;
+/** A module's base64 copy, as its ES module (see "zarr-wasm-codecs/inline"). */
+export type InlineCopy = () => Promise<{ default: string }>;
+
+/** Each module's base64 copy, by the module's name. */
+export interface InlineCopies {
+  core: InlineCopy;
+  zfp: InlineCopy;
+  packing: InlineCopy;
+  compress: InlineCopy;
+}
+
+/** The base64 copies the modules load from instead of their .wasm files (see `useInlineWasm`). */
+let inlineCopies: InlineCopies | undefined;
 
 /**
  * Makes the modules load from the base64 copies inside the package's ES modules, never from
- * the .wasm files (what "zarr-wasm-codecs/inline" does on import): for environments that
- * cannot fetch or read files, or bundlers that do not copy them.
+ * the .wasm files (what "zarr-wasm-codecs/inline" does on import, handing in its imports of
+ * the copies): for environments that cannot fetch or read files, or bundlers that do not copy
+ * them. Nothing else refers to the copies, so a build that does not import
+ * "zarr-wasm-codecs/inline" emits none of them.
  */
-export function useInlineWasm(): void {
-  inlineOnly = true;
+export function useInlineWasm(copies: InlineCopies): void {
+  inlineCopies = copies;
 }
 
 /**
- * A module's wasm, compiled: from its .wasm file beside this module where that can be read
- * (Node) or fetched (browsers with no bundler, and bundlers that copy the files
- * `new URL(..., import.meta.url)` names, as Vite and webpack 5 do), streaming where the server
- * says application/wasm; otherwise (esbuild, which does not copy them, or after
- * `useInlineWasm`) from the copy inlined as base64 in an ES module. One the page's
- * Content-Security-Policy refuses is WASM_FORBIDDEN (and the copy is not tried).
+ * A module's wasm, compiled: from its base64 copy after `useInlineWasm`; otherwise from its
+ * .wasm file beside this module, read from disk (Node) or fetched (browsers with no bundler,
+ * and bundlers that copy the files `new URL(..., import.meta.url)` names, as Vite and webpack 5
+ * do), streaming where the server says application/wasm. A file that cannot be had is
+ * WASM_UNAVAILABLE, naming it and "zarr-wasm-codecs/inline"; one the page's
+ * Content-Security-Policy refuses is WASM_FORBIDDEN.
  */
-async function compileWasm(file: () => URL, inline: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {
+async function compileWasm(name: keyof InlineCopies, file: () => URL): Promise<WebAssembly.Module> {
   try {
-    return await compileFrom(file, inline);
+    return await compileFrom(name, file);
   } catch (e) {
     if (!forbidden(e)) throw e;
     throw codedError(
@@ -90,36 +103,43 @@ function forbidden(e: unknown): e is Error {
   return e instanceof Error && /Content Security Policy|unsafe-eval/i.test(e.message);
 }
 
-async function compileFrom(file: () => URL, inline: () => Promise<{ default: string }>): Promise<WebAssembly.Module> {
-  if (!inlineOnly) {
-    try {
-      const url = file();
-      if (url.protocol === "file:") {
-        const fs = await builtin<{ readFile(path: URL): Promise<Uint8Array<ArrayBuffer>> }>("fs/promises");
-        return await WebAssembly.compile(await fs.readFile(url));
-      }
-      const response = await fetch(url);
-      if (response.ok) {
-        if (/^application\/wasm\b/.test(response.headers.get("content-type") ?? "")) {
-          return await WebAssembly.compileStreaming(response);
-        }
-        return await WebAssembly.compile(await response.arrayBuffer());
-      }
-    } catch (e) {
-      // Refused by the page's policy: the inline copy would be too (and is not downloaded).
-      if (forbidden(e)) throw e;
-      // Otherwise the inline copy below.
-    }
+async function compileFrom(name: keyof InlineCopies, file: () => URL): Promise<WebAssembly.Module> {
+  if (inlineCopies) {
+    return WebAssembly.compile(decodeBase64((await inlineCopies[name]()).default) as Uint8Array<ArrayBuffer>);
   }
-  return WebAssembly.compile(decodeBase64((await inline()).default) as Uint8Array<ArrayBuffer>);
+  let url: URL | undefined;
+  let failure: unknown;
+  try {
+    url = file();
+    if (url.protocol === "file:") {
+      const fs = await builtin<{ readFile(path: URL): Promise<Uint8Array<ArrayBuffer>> }>("fs/promises");
+      return await WebAssembly.compile(await fs.readFile(url));
+    }
+    const response = await fetch(url);
+    if (response.ok) {
+      if (/^application\/wasm\b/.test(response.headers.get("content-type") ?? "")) {
+        return await WebAssembly.compileStreaming(response);
+      }
+      return await WebAssembly.compile(await response.arrayBuffer());
+    }
+    failure = `HTTP ${response.status}`;
+  } catch (e) {
+    if (forbidden(e)) throw e;
+    failure = e;
+  }
+  const reason = failure instanceof Error ? failure.message : String(failure);
+  throw codedError(
+    "WASM_UNAVAILABLE",
+    `the package's ${name} wasm module could not be loaded from ${url ?? "its .wasm file"} (${reason}). ` +
+      "A bundler that does not copy the package's .wasm files (esbuild) needs them copied beside the bundle " +
+      '(as wasm/*.wasm), or import from "zarr-wasm-codecs/inline", which carries them inside its JavaScript',
+    failure,
+  );
 }
 
 /** The core module (scale_offset, cast_value, chains); every caller gets the same instance. */
 export const loadWasm: () => Promise<Bindings> = once(async () => {
-  const module = await compileWasm(
-    () => new URL("./wasm/zarr_wasm_codecs.wasm", import.meta.url),
-    () => import("./wasm/zarr_wasm_codecs_inline.js"),
-  );
+  const module = await compileWasm("core", () => new URL("./wasm/zarr_wasm_codecs.wasm", import.meta.url));
   const exports = await init({ module_or_path: module });
   memories.set(bindings, exports.memory);
   compiled.set(bindings, module);
@@ -132,17 +152,13 @@ interface Glue {
 }
 
 /**
- * A module loaded on first use: its glue (`glue`) and its compiled wasm (`url`, or the base64
- * copy `inline`) fetched together, then instantiated once. The closures hold the literal
- * `import(...)` and `new URL(..., import.meta.url)` that bundlers look for.
+ * A module loaded on first use: its glue (`glue`) and its compiled wasm (`url`, or its base64
+ * copy) fetched together, then instantiated once. The closures hold the literal `import(...)`
+ * and `new URL(..., import.meta.url)` that bundlers look for.
  */
-function lazyModule<T extends Glue>(
-  glue: () => Promise<T>,
-  url: () => URL,
-  inline: () => Promise<{ default: string }>,
-): () => Promise<T> {
+function lazyModule<T extends Glue>(name: keyof InlineCopies, glue: () => Promise<T>, url: () => URL): () => Promise<T> {
   return once(async () => {
-    const [bindings, module] = await Promise.all([glue(), compileWasm(url, inline)]);
+    const [bindings, module] = await Promise.all([glue(), compileWasm(name, url)]);
     const exports = await bindings.default({ module_or_path: module });
     memories.set(bindings, exports.memory);
     compiled.set(bindings, module);
@@ -152,21 +168,21 @@ function lazyModule<T extends Glue>(
 
 /** The zfp module, loaded on first use. */
 export const loadZfp: () => Promise<ZfpBindings> = lazyModule(
+  "zfp",
   () => import("./wasm/zarr_wasm_codecs_zfp.js"),
   () => new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url),
-  () => import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
 );
 
 /** The packing module (planner, decoded reads), loaded on first use. */
 export const loadPacking: () => Promise<PackingBindings> = lazyModule(
+  "packing",
   () => import("./wasm/zarr_wasm_codecs_packing.js"),
   () => new URL("./wasm/zarr_wasm_codecs_packing.wasm", import.meta.url),
-  () => import("./wasm/zarr_wasm_codecs_packing_inline.js"),
 );
 
 /** The compress module (bytes -> bytes codecs), loaded when an array's chain needs it. */
 export const loadCompress: () => Promise<CompressBindings> = lazyModule(
+  "compress",
   () => import("./wasm/zarr_wasm_codecs_compress.js"),
   () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
-  () => import("./wasm/zarr_wasm_codecs_compress_inline.js"),
 );

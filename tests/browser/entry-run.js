@@ -13,6 +13,6 @@ export function start() {
     : params.has("pool") ? readStoresWithPool(names) : readStores(names);
   run.then(
     (r) => { window.__result = r; },
-    (e) => { window.__error = `${e} ${e.cause ?? ""}`; },
+    (e) => { window.__error = [e, e.cause].filter(Boolean).map((x) => `${x.code ? `${x.code}: ` : ""}${x}`).join(" <- "); },
   );
 }

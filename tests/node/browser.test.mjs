@@ -4,7 +4,7 @@
 // and with a worker pool, and must give zarr-python's values bit for bit, and writes them as
 // zarr-python wrote them.
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,7 @@ import webpack from "webpack";
 
 import { serve } from "../../scripts/serve.mjs";
 import { filesUnder } from "./files.mjs";
+import { inlineCopiesIn } from "./inline-copies.mjs";
 import { installApp, pack } from "./pack.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -56,16 +57,22 @@ const requested = [];
 
 /**
  * Opens `url` in a new page after `listen(page)` has attached its listeners, waits for the
- * page's `__result` (or `__error`, which fails the test) and closes it; the result.
+ * page's `__result` or `__error` and closes it; both.
  */
-async function runPage(url, listen, timeout) {
+async function openPage(url, listen, timeout) {
   const page = await browser.newPage();
   listen(page);
   page.on("pageerror", (e) => consoleErrors.push(String(e)));
   await page.goto(url);
   await page.waitForFunction(() => window.__result || window.__error, null, { timeout });
-  const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+  const outcome = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
   await page.close();
+  return outcome;
+}
+
+/** What a page read (`openPage`); an `__error` fails the test. */
+async function runPage(url, listen, timeout) {
+  const { result, error } = await openPage(url, listen, timeout);
   assert.equal(error, undefined);
   return result;
 }
@@ -81,6 +88,13 @@ function readInPage(url) {
       }
     });
   }, 30000);
+}
+
+/** The error a page reports (`__error`: each error's code and message, then its cause's), which must fail. */
+async function errorInPage(url) {
+  const { result, error } = await openPage(url, () => {}, 30000);
+  assert.equal(result, undefined, "the page should have failed");
+  return error;
 }
 
 function checkAgainstReference(result) {
@@ -200,6 +214,7 @@ test("browser, bundled by Vite: reads equal zarr-python's, writes equal zarr-pyt
   // the compress module's, which checks the sharded store's crc32c index.
   assert.deepEqual(wasmModules(), ["zarr_wasm_codecs", "zarr_wasm_codecs_compress"], `${requested}`);
   assert.ok(!requested.some((p) => /_inline/.test(p)), `${requested}`);
+  assert.deepEqual(inlineCopiesIn(outDir), [], "base64 copies emitted");
   checkWrites(await readInPage(`${base}/target/vite-test/vite.html?write=1&stores=${WRITTEN}`));
   t.diagnostic(downloadSizes(outDir));
   // Vite splits the zfp module into its own chunk, which this page never asks for.
@@ -258,16 +273,22 @@ test("browser, bundled by Vite, worker pool: the workers start with no configura
 const ENTRY = join(app, "bundle-entry.js");
 
 /**
- * Bundles the entry with esbuild (ES modules, split), as an app would, and the same with
- * "zarr-wasm-codecs/inline" (esbuild does not copy the .wasm files); its warnings and input modules.
+ * Bundles the entry with esbuild (ES modules, split), as an app would, into `outdir`, and the
+ * same app importing "zarr-wasm-codecs/inline" (esbuild does not copy the .wasm files) into a
+ * directory of its own beside it, so that each build's files can be checked for the base64
+ * copies; the warnings and input modules of both.
  */
 async function esbuildBundle(outdir) {
-  const result = await esbuild.build({
-    entryPoints: { entry: ENTRY, inline: join(app, "inline-entry.js") },
-    outdir, bundle: true, format: "esm", splitting: true, minify: true,
+  const build = (entry, dir) => esbuild.build({
+    entryPoints: { entry }, outdir: dir, bundle: true, format: "esm", splitting: true, minify: true,
     platform: "browser", logLevel: "silent", metafile: true,
   });
-  return { warnings: result.warnings.map((w) => w.text), modules: Object.keys(result.metafile.inputs) };
+  rmSync(`${outdir}-inline`, { recursive: true, force: true });
+  const results = [await build(ENTRY, outdir), await build(join(app, "inline-entry.js"), `${outdir}-inline`)];
+  return {
+    warnings: results.flatMap((r) => r.warnings.map((w) => w.text)),
+    modules: results.flatMap((r) => Object.keys(r.metafile.inputs)),
+  };
 }
 
 /** Bundles the entry with webpack 5 in production mode, as an app would; its warnings and modules. */
@@ -298,10 +319,17 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     checkFromTarball(modules);
     const html = (entry) => `<!doctype html><meta charset="utf-8"><script type="${type}" src="./${entry}.js"></script>\n`;
     writeFileSync(join(dir, "index.html"), html("entry"));
-    writeFileSync(join(dir, "inline.html"), html("inline"));
+    // No base64 copy in a build that does not import "zarr-wasm-codecs/inline".
+    assert.deepEqual(inlineCopiesIn(dir), [], `${name}: base64 copies emitted`);
     // webpack copies the .wasm files; esbuild does not: its app imports "zarr-wasm-codecs/inline".
-    const reads = name === "esbuild" ? "inline.html" : "index.html";
-    const page = `${base}/target/${name.split(" ")[0]}-test/${reads}?stores=${STORES}`;
+    const short = name.split(" ")[0];
+    let reads = `${short}-test/index.html`;
+    if (name === "esbuild") {
+      writeFileSync(join(`${dir}-inline`, "index.html"), html("entry"));
+      assert.deepEqual(inlineCopiesIn(`${dir}-inline`).sort(), ["compress", "core", "packing", "zfp"]);
+      reads = `${short}-test-inline/index.html`;
+    }
+    const page = `${base}/target/${reads}?stores=${STORES}`;
     requested.length = 0;
     checkAgainstReference(await readInPage(page));
     const wasmFiles = requested.filter((p) => p.endsWith(".wasm"));
@@ -310,14 +338,24 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     else assert.equal(new Set(wasmFiles).size, 2, `the core and compress modules' .wasm files: ${wasmFiles}`);
     checkPool(await readInPage(`${page}&pool=1`), false);
     checkPool(await readInPage(`${page}&pool=1&isolate=1`), true);
-    checkWrites(await readInPage(`${base}/target/${name.split(" ")[0]}-test/${reads}?write=1&stores=${WRITTEN}`));
+    checkWrites(await readInPage(`${base}/target/${reads}?write=1&stores=${WRITTEN}`));
     // zfp with the plain entry (zarr.get with the zfp codec: the zfp module alone): webpack's
-    // copy of its .wasm file is loaded; esbuild's app does not find it and loads the base64 copy.
-    const zfp = await readZfpInPage(`${base}/target/${name.split(" ")[0]}-test/index.html?zfp=1`);
+    // copy of its .wasm file is loaded; esbuild's app, which has no copy of the file, is told
+    // which file is missing and to import "zarr-wasm-codecs/inline" (WASM_UNAVAILABLE); its
+    // inline build reads zfpy's streams from the base64 copy.
+    const zfpPage = `${base}/target/${short}-test/index.html?zfp=1`;
     if (name === "esbuild") {
-      assert.deepEqual(zfp.wasm.map((w) => w.status), [404], JSON.stringify(zfp.wasm));
+      const error = await errorInPage(zfpPage);
+      assert.match(error, /WASM_UNAVAILABLE.*zarr_wasm_codecs_zfp\.wasm .*HTTP 404.*zarr-wasm-codecs\/inline/s, error);
+      const zfp = await readZfpInPage(`${base}/target/${reads}?zfp=1`);
+      assert.deepEqual(zfp.wasm, [], JSON.stringify(zfp.wasm));
       assert.ok(zfp.largestScript > INLINE_ZFP_BYTES, `the largest script: ${zfp.largestScript} bytes`);
+      // The README's other way: the .wasm files copied into wasm/ beside the plain bundle.
+      cpSync(join(app, "node_modules/zarr-wasm-codecs/dist/wasm"), join(dir, "wasm"), { recursive: true, filter: (f) => !/\.(js|ts)$/.test(f) });
+      const copied = await readZfpInPage(zfpPage);
+      assert.deepEqual(copied.wasm.map((w) => w.status), [200], JSON.stringify(copied.wasm));
     } else {
+      const zfp = await readZfpInPage(zfpPage);
       assert.deepEqual(zfp.wasm.map((w) => w.status), [200], JSON.stringify(zfp.wasm));
       assert.ok(zfp.largestScript < INLINE_ZFP_BYTES, `a ${zfp.largestScript}-byte script was downloaded`);
     }

@@ -3,10 +3,10 @@
 // packing; the peer range that is tested.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -45,4 +45,52 @@ test('"zarr-wasm-codecs/inline": the same package, with the wasm from its base64
     console.log(JSON.stringify({ same: inline.get === plain.get && Object.keys(inline).length === Object.keys(plain).length, bytes: Array.from(chain.encode(Float64Array.of(3, -4))) }));`;
   const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8" }));
   assert.deepEqual(out, { same: true, bytes: [3, 252] });
+});
+
+/** Every module `file` reaches through its imports, static and dynamic (relative specifiers only). */
+function reachable(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, "utf8");
+  for (const [, spec] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g)) {
+    reachable(join(dirname(file), spec), seen);
+  }
+  return seen;
+}
+
+test("the base64 copies are reached from \"zarr-wasm-codecs/inline\" alone, so a build without it emits none", () => {
+  const plain = [...reachable(join(root, "dist/index.js"))].map((f) => relative(root, f));
+  assert.ok(plain.includes("dist/wasm/zarr_wasm_codecs_zfp.js") && plain.includes("dist/load.js"), `${plain}`);
+  assert.deepEqual(plain.filter((f) => f.includes("_inline")), []);
+  const inline = [...reachable(join(root, "dist/inline.js"))].map((f) => relative(root, f)).filter((f) => f.includes("_inline"));
+  assert.deepEqual(inline.sort(), ["core", "zfp", "packing", "compress"]
+    .map((m) => `dist/wasm/zarr_wasm_codecs${m === "core" ? "" : `_${m}`}_inline.js`).sort());
+});
+
+test("without its .wasm files the package refuses with WASM_UNAVAILABLE naming the file and /inline; the inline entry needs none", () => {
+  // The built package with its .wasm files taken away (as an esbuild bundle has it).
+  const copy = join(root, "target/package-no-wasm");
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(join(root, "dist"), copy, { recursive: true });
+  for (const f of readdirSync(join(copy, "wasm"))) if (f.endsWith(".wasm")) rmSync(join(copy, "wasm", f));
+  const chain = { data_type: "float64", fill_value: 0, chunk_shape: [2], codecs: [{ name: "cast_value", configuration: { data_type: "int8" } }, { name: "bytes" }] };
+  // The core module through a chain, the zfp module (on its own) through its loader.
+  const code = (entry) => `
+    import * as pkg from ${JSON.stringify(pathToFileURL(join(copy, entry)).href)};
+    const refusal = (e) => ({ code: e.code, message: e.message });
+    const result = {};
+    try {
+      const c = await pkg.createChain(${JSON.stringify(chain)});
+      result.core = Array.from(c.decode(c.encode(Float64Array.of(3, -4))));
+    } catch (e) { result.core = refusal(e); }
+    result.zfp = await pkg.loadZfp().then((m) => typeof m.default, refusal);
+    console.log(JSON.stringify(result));`;
+  const run = (entry) => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", code(entry)], { cwd: root, encoding: "utf8" }));
+  const plain = run("index.js");
+  for (const name of ["core", "zfp"]) {
+    assert.equal(plain[name].code, "WASM_UNAVAILABLE", JSON.stringify(plain));
+    assert.match(plain[name].message, /zarr_wasm_codecs(_zfp)?\.wasm/);
+    assert.match(plain[name].message, /zarr-wasm-codecs\/inline/);
+  }
+  assert.deepEqual(run("inline.js"), { core: [3, -4], zfp: "function" });
 });
