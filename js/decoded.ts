@@ -6,7 +6,7 @@ import { naming } from "./errors.js";
 import { readByZarrita } from "./open.js";
 import { checkSelection } from "./select.js";
 import { loadPacking } from "./load.js";
-import { type GetOptions, getDecodedDirect, intoOut, type Selection } from "./read.js";
+import { concurrencyOf, DEFAULT_CONCURRENCY, type GetOptions, getDecodedDirect, intoOut, type Selection } from "./read.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
 export interface DecodedChunk {
@@ -46,6 +46,7 @@ export async function getDecoded(
 
 async function decodedRead(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
   checkSelection(selection, arr.shape.length);
+  concurrencyOf(options, DEFAULT_CONCURRENCY);
   const direct = await getDecodedDirect(arr, selection, options);
   if (direct) return direct;
   return intoOut(arr, selection, options, Float64Array, () => decodeFallback(arr, selection, options));

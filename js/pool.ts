@@ -234,13 +234,12 @@ export class WorkerPool {
   }
 
   /**
-   * How many chunks a read keeps between starting its fetch and the worker's answer: four
-   * times what the workers hold, and at least 32, so that fetches over a network overlap
-   * the decoding while the stored bytes waiting stay bounded. A read starts each further
-   * fetch as an answer arrives.
+   * Four times what the workers hold at once: a read keeps at least this many chunks between
+   * starting their fetch and the worker's answer by default (see `GetOptions.concurrency`), so
+   * that every worker has chunks waiting while fetches go on.
    */
   async ahead(): Promise<number> {
-    return Math.max(32, 4 * IN_FLIGHT * (await this.workers()).length);
+    return 4 * IN_FLIGHT * (await this.workers()).length;
   }
 
   /**

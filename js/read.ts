@@ -64,6 +64,31 @@ export interface GetOptions {
    * zarr.get's path, once at the end).
    */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * How many of the read's chunks may be fetched at once (default `DEFAULT_CONCURRENCY`, 64;
+   * `Infinity` for no limit). A chunk decodes as soon as its bytes arrive, while later chunks
+   * are still being fetched; each further fetch starts as one ends (with a pool, as the
+   * worker answers, so that no more stored bytes wait than this many chunks'). Arrays read
+   * by zarr.get (e.g. zfp) fetch as zarrita does.
+   */
+  concurrency?: number;
+}
+
+/**
+ * How many chunks a read fetches at once by default: enough to keep an HTTP/2 connection's
+ * streams busy (servers allow 100 or more) and far more than the six connections a browser
+ * opens to an HTTP/1.1 host, while bounding the stored bytes waiting to be decoded.
+ */
+export const DEFAULT_CONCURRENCY = 64;
+
+/** `options.concurrency`, checked (INVALID_ARGUMENT), or the default (`fallback`). */
+export function concurrencyOf(options: GetOptions, fallback: number): number {
+  const n = options.concurrency as unknown;
+  if (n === undefined) return fallback;
+  if (typeof n !== "number" || !(n >= 1) || (!Number.isInteger(n) && n !== Infinity)) {
+    throw codedError("INVALID_ARGUMENT", `options.concurrency must be an integer >= 1 or Infinity, got ${typeof n === "number" ? n : typeof n}`);
+  }
+  return n;
 }
 
 /** What the wasm says of an array's layout (crate::layout::ArrayLayout::to_json). */
@@ -434,10 +459,12 @@ async function readInto<R extends TileReader>(
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
   const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
   const fetchChunk = chunkFetcher(arr, a, options);
+  // A fetch's place goes to the next chunk when its bytes are in, before they decode.
+  const paced = limiter(concurrencyOf(options, DEFAULT_CONCURRENCY));
   const placed = progress(options, plan.boxes.length);
   await untilAborted(signal, Promise.all(
     plan.boxes.map(async (box) => {
-      const { key, bytes } = await fetchChunk(box.coords);
+      const { key, bytes } = await paced(() => fetchChunk(box.coords));
       // An aborted read decodes nothing more.
       signal?.throwIfAborted();
       const to = runsOf(plan, box, out);
@@ -532,7 +559,7 @@ async function readWithPool<R extends TileReader>(
   const out = buffer ? (given?.buffer === buffer ? given : new Out(buffer, at, plan.size)) : undefined;
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
-  const paced = limiter(await pool.ahead());
+  const paced = limiter(concurrencyOf(options, Math.max(DEFAULT_CONCURRENCY, await pool.ahead())));
   const signal = options.signal;
   const placed = progress(options, plan.boxes.length);
   try {
@@ -665,6 +692,7 @@ export function get<
 export function get(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
   return naming(arr.path, async () => {
     checkSelection(selection, arr.shape.length);
+    concurrencyOf(options, DEFAULT_CONCURRENCY);
     const a = await coreAccess(arr);
     if (typeof a === "string") {
       return intoOut(arr, selection, options, typedArrayFor(arr.dtype), () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));

@@ -77,3 +77,15 @@ test("a window over four shards reads each of their indexes once, then none", as
   check(await get(arr, selectionOf(w), { pool }), w);
   assert.equal(ours.counts.index, 4);
 });
+
+test("an array zarr.open opened: get reads zarr.json's text once (zarr.open keeps no exact copy), then no more than zarr.get", async () => {
+  const theirs = countingStore();
+  const arrTheirs = await zarr.open.v3(zarr.root(theirs), { kind: "array" });
+  for (const w of windows) check(await zarr.get(arrTheirs, selectionOf(w)), w);
+  const ours = countingStore();
+  const arr = await zarr.open.v3(zarr.root(ours), { kind: "array" });
+  for (const w of windows) check(await get(arr, selectionOf(w)), w);
+  assert.deepEqual(ours.counts, { ...theirs.counts, get: theirs.counts.get + 1 });
+  check(await get(arr, selectionOf(windows[1]), { pool }), windows[1]);
+  assert.equal(ours.counts.get, theirs.counts.get + 1, "zarr.json is not read again");
+});
