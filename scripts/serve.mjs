@@ -1,9 +1,13 @@
 // A static file server on loopback for the demo and the browser tests: 404 for what is not
 // there (zarr reads a missing chunk as the fill value), byte ranges (`bytes=a-b`, `bytes=-n`),
 // which zarrita's FetchStore uses to read shard indexes, and cross-origin isolation headers
-// for a page whose query has `isolate`.
+// for a page whose query has `isolate`. For the HTTP benchmark: `delay` holds every answer back
+// that many milliseconds, as a distant server or a CDN would, and `tls` ({ key, cert }) serves
+// HTTP/2 over TLS (with HTTP/1.1 for clients that do not offer h2), as CDNs do, so a browser
+// multiplexes its requests over one connection instead of opening six.
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer } from "node:http";
+import { createSecureServer } from "node:http2";
 import { extname, join, normalize, sep } from "node:path";
 
 const TYPES = {
@@ -16,10 +20,15 @@ const TYPES = {
   ".wasm": "application/wasm",
 };
 
-/** Serves `dir` on 127.0.0.1 (`port` 0: any free port). Resolves to the listening server. */
-export function serve(dir, port = 0) {
+/**
+ * Serves `dir` on 127.0.0.1 (`port` 0: any free port), each answer `delay` ms late, over
+ * HTTP/2 with TLS when given `tls`. Resolves to the listening server.
+ */
+export function serve(dir, port = 0, { delay = 0, tls } = {}) {
   const root = normalize(dir.endsWith(sep) ? dir : dir + sep);
-  const server = createServer((req, res) => {
+  const handle = (req, res) => (delay > 0 ? setTimeout(answer, delay, req, res) : answer(req, res));
+  const server = tls ? createSecureServer({ ...tls, allowHTTP1: true }, handle) : createServer(handle);
+  function answer(req, res) {
     const path = normalize(decodeURIComponent(new URL(req.url, "http://localhost").pathname));
     let file = join(root, path);
     if (file.startsWith(root) && existsSync(file) && statSync(file).isDirectory()) {
@@ -58,11 +67,12 @@ export function serve(dir, port = 0) {
     }
     res.writeHead(206, {
       "content-type": type,
+      "cache-control": "no-store",
       "content-length": end - start + 1,
       "content-range": `bytes ${start}-${end}/${size}`,
     });
     createReadStream(file, { start, end }).pipe(res);
-  });
+  }
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve(server));
