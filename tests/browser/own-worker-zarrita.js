@@ -2,13 +2,7 @@
 // cast_value): what the app's worker bundle weighs without this package. Each store the page
 // names is read with zarr.get; a store zarrita cannot read answers its error instead.
 import * as zarr from "zarrita";
-
-function hex(view) {
-  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
-}
+import { hex } from "./hex.js";
 
 async function read(base, names) {
   const result = {};

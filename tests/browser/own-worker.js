@@ -3,15 +3,9 @@
 // this one (nested workers); answers the hex of the bytes of each, as the Node tests compare.
 import * as zarr from "zarrita";
 import { get, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
+import { hex } from "./hex.js";
 
 registerCodecs();
-
-function hex(view) {
-  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
-}
 
 async function read(base, names) {
   const pool = new WorkerPool(2);

@@ -3,15 +3,9 @@
 import * as zarr from "zarrita";
 import { get, getDecoded, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 import { zfpStore } from "./zfp-store.js";
+import { hex } from "./hex.js";
 
 registerCodecs();
-
-function hex(view) {
-  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
-  return out;
-}
 
 export async function readStores(names) {
   const results = {};

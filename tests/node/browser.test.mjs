@@ -11,14 +11,12 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 import * as esbuild from "esbuild";
-import { chromium } from "playwright-core";
 import { build } from "vite";
 import webpack from "webpack";
 
-import { serve } from "../../scripts/serve.mjs";
+import { appInBrowser } from "./chromium.mjs";
 import { filesUnder } from "./files.mjs";
 import { inlineCopiesIn } from "./inline-copies.mjs";
-import { installApp, pack } from "./pack.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expected.json"), "utf8"));
@@ -30,28 +28,19 @@ const WRITTEN = ["design_2d", "float64_int32_towards_zero", "int64_big", "int16_
 const app = join(root, "target/bundler-app");
 
 let browser;
-let server;
 let base;
 const consoleErrors = [];
 const notFound = new Set();
 
+let env;
+
 before(async () => {
-  const tarball = pack(join(root, "target/bundler-pack"));
-  const pages = ["bundle-entry.js", "inline-entry.js", "entry-run.js", "read.js", "zfp-store.js", "vite.html"];
-  installApp(app, tarball, pages.map((f) => join(root, "tests/browser", f)));
-  server = await serve(root);
-  base = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const pages = ["bundle-entry.js", "inline-entry.js", "entry-run.js", "read.js", "hex.js", "zfp-store.js", "vite.html"];
+  env = await appInBrowser(join(root, "target/bundler-pack"), app, pages);
+  ({ browser, base } = env);
 });
 
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+after(() => env?.close());
 
 const requested = [];
 

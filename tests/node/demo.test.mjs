@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { chromium } from "playwright-core";
 
 import { serve } from "../../scripts/serve.mjs";
 import { COLORMAPS, colorOf } from "../../www/colormap.js";
+import { launchChromium } from "./chromium.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, "www/data/real/manifest.json"), "utf8"));
@@ -27,11 +27,7 @@ const problems = [];
 
 before(async () => {
   server = await serve(root);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1150, height: 1300 } });
   page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
   page.on("pageerror", (e) => problems.push(String(e)));

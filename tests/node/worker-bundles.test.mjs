@@ -15,14 +15,12 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-import { chromium } from "playwright-core";
 import { build } from "vite";
 import webpack from "webpack";
 
-import { serve } from "../../scripts/serve.mjs";
+import { appInBrowser } from "./chromium.mjs";
 import { filesUnder } from "./files.mjs";
 import { inlineCopiesIn } from "./inline-copies.mjs";
-import { installApp, pack } from "./pack.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expected.json"), "utf8"));
@@ -30,7 +28,7 @@ const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expecte
 const STORES = ["design_2d", "design_2d_sharded", "design_2d_zstd", "float64_int32_towards_zero"];
 // The app the bundlers build (its own directories: other test files build theirs in parallel).
 const app = join(root, "target/worker-app");
-const PAGE_FILES = ["own-worker.html", "own-worker-page.js", "own-worker.js", "own-worker-zarrita.js"];
+const PAGE_FILES = ["own-worker.html", "own-worker-page.js", "own-worker.js", "own-worker-zarrita.js", "hex.js"];
 
 // The package worker's bundle, gzipped, may exceed the zarrita-only worker's by this much.
 // Measured: 28 KB (Vite, one script) and 35 KB (webpack, whose chunks are gzipped one by one),
@@ -41,25 +39,16 @@ const PAGE_FILES = ["own-worker.html", "own-worker-page.js", "own-worker.js", "o
 const MAX_EXTRA_GZIPPED = 64 * 1024;
 
 let browser;
-let server;
 let base;
 
+let env;
+
 before(async () => {
-  const tarball = pack(join(root, "target/worker-pack"));
-  installApp(app, tarball, PAGE_FILES.map((f) => join(root, "tests/browser", f)));
-  server = await serve(root);
-  base = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  env = await appInBrowser(join(root, "target/worker-pack"), app, PAGE_FILES);
+  ({ browser, base } = env);
 });
 
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+after(() => env?.close());
 
 /**
  * Opens `url`, waits for the page's `__result` or `__error` and closes it: both, the paths of
