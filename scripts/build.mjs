@@ -33,6 +33,11 @@ const modules = [
     name: "zarr_wasm_codecs_compress", crate: "zarr-wasm-codecs-compress", targetDir: "target/compress-module",
     profile: "release-compress", file: true,
   },
+  // numcodecs.pcodec (pco), loaded only for arrays that use it.
+  {
+    name: "zarr_wasm_codecs_pcodec", crate: "zarr-wasm-codecs-pcodec", targetDir: "target/pcodec-module",
+    profile: "release", file: true,
+  },
 ];
 const report = {};
 for (const m of modules) {

@@ -12,7 +12,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 # The library as wasm (its fixture tests run there too), then the three wasm modules the package
 # ships, each with the library features it builds with.
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-for module in core zfp packing compress; do
+for module in core zfp packing compress pcodec; do
   cargo clippy --target wasm32-unknown-unknown -p "zarr-wasm-codecs-$module" --all-targets -- -D warnings
 done
 

@@ -117,7 +117,7 @@ impl Error {
         }
     }
 
-    #[cfg(feature = "compress")]
+    #[cfg(any(feature = "compress", feature = "pcodec"))]
     pub(crate) fn corrupt(codec: &'static str, message: impl Into<String>) -> Self {
         Error::CorruptChunk {
             codec,

@@ -8,6 +8,8 @@ pub mod bytes_to_bytes;
 pub mod cast_value;
 pub mod config;
 mod fused;
+#[cfg(feature = "pcodec")]
+pub mod pcodec;
 pub mod pipeline;
 pub mod region;
 pub mod scale_offset;

@@ -1,0 +1,66 @@
+//! The pcodec wasm module: `numcodecs.pcodec` (the `pco` crate) on its own, so that only
+//! readers of arrays that use it download it.
+
+use wasm_bindgen::prelude::*;
+
+use zarr_wasm_codecs::array::ArrayData;
+use zarr_wasm_codecs::codec::pcodec::Pcodec;
+use zarr_wasm_codecs::dtype::DataType;
+
+#[path = "../../common.rs"]
+#[allow(dead_code)]
+mod common;
+use common::{js_error, parse_json, to_typed_array, typed_array_bytes};
+
+/// `numcodecs.pcodec` for one array's chunks: a pco stream per chunk, of the chunk's values in
+/// C order.
+#[wasm_bindgen]
+pub struct PcodecCodec {
+    pcodec: Pcodec,
+    dtype: DataType,
+    /// The values in one chunk.
+    count: usize,
+}
+
+#[wasm_bindgen]
+impl PcodecCodec {
+    /// `configuration_json`: the codec's configuration (`{}` for numcodecs' defaults);
+    /// `data_type`: what it receives; `chunk_shape_json`: the (inner) chunk shape.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        configuration_json: &str,
+        data_type: &str,
+        chunk_shape_json: &str,
+    ) -> Result<PcodecCodec, JsValue> {
+        let configuration = parse_json(configuration_json, "pcodec configuration")?;
+        let shape = parse_json(chunk_shape_json, "chunk shape")?;
+        let shape = zarr_wasm_codecs::codec::parse_shape(&shape).map_err(js_error)?;
+        let dtype = DataType::from_name(data_type).map_err(js_error)?;
+        let pcodec = Pcodec::new(Some(&configuration), dtype).map_err(js_error)?;
+        Ok(Self {
+            pcodec,
+            dtype,
+            count: shape.iter().product(),
+        })
+    }
+
+    /// A typed array of the chunk's values -> its pco stream.
+    pub fn encode(&self, data: &JsValue) -> Result<Vec<u8>, JsValue> {
+        let bytes = typed_array_bytes(data, self.dtype)?;
+        if bytes.len() != self.count * self.dtype.size() {
+            return Err(js_error(zarr_wasm_codecs::error::Error::ChunkLength {
+                what: "elements",
+                expected: self.count,
+                actual: bytes.len() / self.dtype.size(),
+            }));
+        }
+        self.pcodec.encode(&bytes).map_err(js_error)
+    }
+
+    /// A pco stream -> a typed array of the chunk's values.
+    pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        let raw = self.pcodec.decode(bytes, self.count).map_err(js_error)?;
+        let values = ArrayData::from_le_bytes(self.dtype, &raw).map_err(js_error)?;
+        Ok(to_typed_array(&values))
+    }
+}
