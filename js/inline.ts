@@ -10,6 +10,7 @@ useInlineWasm({
   zfp: () => import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
   packing: () => import("./wasm/zarr_wasm_codecs_packing_inline.js"),
   compress: () => import("./wasm/zarr_wasm_codecs_compress_inline.js"),
+  pcodec: () => import("./wasm/zarr_wasm_codecs_pcodec_inline.js"),
 });
 
 export * from "./index.js";

@@ -11,6 +11,7 @@ export type Bindings = typeof bindings;
 export type ZfpBindings = typeof import("./wasm/zarr_wasm_codecs_zfp.js");
 export type PackingBindings = typeof import("./wasm/zarr_wasm_codecs_packing.js");
 export type CompressBindings = typeof import("./wasm/zarr_wasm_codecs_compress.js");
+export type PcodecBindings = typeof import("./wasm/zarr_wasm_codecs_pcodec.js");
 
 export function decodeBase64(text: string): Uint8Array {
   const fromBase64 = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
@@ -60,6 +61,7 @@ export interface InlineCopies {
   zfp: InlineCopy;
   packing: InlineCopy;
   compress: InlineCopy;
+  pcodec: InlineCopy;
 }
 
 /** The base64 copies the modules load from instead of their .wasm files (see `useInlineWasm`). */
@@ -185,4 +187,11 @@ export const loadCompress: () => Promise<CompressBindings> = lazyModule(
   "compress",
   () => import("./wasm/zarr_wasm_codecs_compress.js"),
   () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
+);
+
+/** The pcodec module (numcodecs.pcodec), loaded when an array uses it. */
+export const loadPcodec: () => Promise<PcodecBindings> = lazyModule(
+  "pcodec",
+  () => import("./wasm/zarr_wasm_codecs_pcodec.js"),
+  () => new URL("./wasm/zarr_wasm_codecs_pcodec.wasm", import.meta.url),
 );

@@ -100,6 +100,8 @@ export function codecNames(text: string | undefined): string[] {
  */
 export function requireRegistered(names: string[]): void {
   for (const name of names) {
+    // zarrita reads shards itself; the codecs inside them are looked up here too.
+    if (name === "sharding_indexed") continue;
     if (!zarr.registry.get(name)) {
       const hint = (CODEC_NAMES as readonly string[]).includes(name)
         ? `${name} is this package's codec, which is not in zarrita's registry: call registerCodecs() (from zarr-wasm-codecs)`
@@ -122,6 +124,13 @@ const twins = new WeakMap<object, { twin: Promise<Readable>; names: string[]; en
  */
 export async function readByZarrita<T>(arr: Readable, read: (twin: Readable) => Promise<T>): Promise<T> {
   const text = await metadataText(arr);
+  if (isV2Text(text) && roundedFill(text!)) {
+    throw codedError(
+      "INEXACT_NUMBER",
+      "this zarr v2 array's codecs are read by zarr.get, and zarrita reads .zarray's fill value " +
+        "(an integer beyond 2^53) rounded: its missing chunks would read wrong",
+    );
+  }
   let known = twins.get(arr);
   const names = known?.names ?? codecNames(text);
   requireRegistered(names);
@@ -134,4 +143,12 @@ export async function readByZarrita<T>(arr: Readable, read: (twin: Readable) => 
     twins.set(arr, known);
   }
   return read(await known.twin);
+}
+
+/** Whether a zarr v2 metadata text's fill value is an integer JSON.parse rounds (beyond 2^53). */
+function roundedFill(text: string): boolean {
+  const found = /"fill_value"\s*:\s*(-?\d+)\s*[,}]/.exec(text);
+  if (!found) return false;
+  const v = BigInt(found[1]);
+  return (v < 0n ? -v : v) > 2n ** 53n;
 }

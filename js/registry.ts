@@ -1,8 +1,8 @@
 // Which codec registry entries are this package's (registerCodecs adds them here), so that a
 // write can tell whether zarrita would encode an array with its own codecs or with these.
 
-/** The wasm codecs this package registers (zfp loads its own module on first use). */
-export const CODEC_NAMES = ["scale_offset", "cast_value", "zfp"] as const;
+/** The wasm codecs this package registers (zfp and numcodecs.pcodec load their own modules on first use). */
+export const CODEC_NAMES = ["scale_offset", "cast_value", "zfp", "numcodecs.pcodec"] as const;
 
 const ours = new WeakSet<object>();
 

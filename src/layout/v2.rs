@@ -423,19 +423,29 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
         Some(n) => Some(if n.big { "big" } else { "little" }),
         None => bytes_endian,
     };
-    codecs.push(match endian {
-        Some(e) => codec("bytes", config([("endian", Value::from(e))])),
-        None => Value::object([("name", Value::from("bytes"))]),
-    });
-    match zarray.get("compressor") {
-        None | Some(Value::Null) => {}
+    let compressor = match zarray.get("compressor") {
+        None | Some(Value::Null) => None,
         Some(compressor) => {
             let (id, rest) = split_id("the compressor", compressor)?;
             let name = BytesCodec::from_v2_id(id)
                 .and_then(|c| c.entry().v3_names.first().copied())
                 .map_or_else(|| format!("numcodecs.{id}"), str::to_string);
-            codecs.push(codec(&name, rest));
+            Some((name, rest))
         }
+    };
+    // A compressor that takes the array's values (numcodecs' pcodec, zfpy) is its array ->
+    // bytes codec, in place of `bytes`.
+    let serializes = compressor
+        .as_ref()
+        .is_some_and(|(name, _)| super::kind_of(name) == Some(super::Kind::ArrayToBytes));
+    if !serializes {
+        codecs.push(match endian {
+            Some(e) => codec("bytes", config([("endian", Value::from(e))])),
+            None => Value::object([("name", Value::from("bytes"))]),
+        });
+    }
+    if let Some((name, rest)) = compressor {
+        codecs.push(codec(&name, rest));
     }
 
     let data_type = match dtype {

@@ -31,9 +31,10 @@ async function openFixture(name) {
   return zarr.open.v3(zarr.root(store), { kind: "array" });
 }
 
-test("registerCodecs replaces zarrita's built-in scale_offset and cast_value, and adds zfp", () => {
+test("registerCodecs replaces zarrita's built-in scale_offset and cast_value, and adds zfp and numcodecs.pcodec", () => {
   assert.equal(zarr.registry.has("zfp"), true);
-  assert.deepEqual([...CODEC_NAMES].sort(), ["cast_value", "scale_offset", "zfp"]);
+  assert.equal(zarr.registry.has("numcodecs.pcodec"), true);
+  assert.deepEqual([...CODEC_NAMES].sort(), ["cast_value", "numcodecs.pcodec", "scale_offset", "zfp"]);
   for (const name of REPLACED) {
     assert.ok(builtin.get(name), `zarrita ships ${name}`);
     assert.notEqual(zarr.registry.get(name), builtin.get(name));

@@ -16,6 +16,7 @@ export const INLINE_COPIES = {
   compress: "zarr_wasm_codecs_compress_inline.js",
   core: "zarr_wasm_codecs_inline.js",
   packing: "zarr_wasm_codecs_packing_inline.js",
+  pcodec: "zarr_wasm_codecs_pcodec_inline.js",
   zfp: "zarr_wasm_codecs_zfp_inline.js",
 };
 
@@ -35,7 +36,7 @@ function inlinePieces() {
   return pieces;
 }
 
-/** The modules (sorted names: compress, core, packing, zfp) whose base64 copies appear in any file under `dir`. */
+/** The modules (sorted names: compress, core, packing, pcodec, zfp) whose base64 copies appear in any file under `dir`. */
 export function inlineCopiesIn(dir) {
   const found = new Set();
   const wanted = inlinePieces();
