@@ -5,7 +5,7 @@ import { decodingInWasm } from "./compressors.js";
 import { GzipCodec } from "./gzip.js";
 import { exactJson, numberJson } from "./json.js";
 import type { ArrayBytesCodec } from "./array-bytes.js";
-import { type Bindings, loadPcodec, loadWasm, loadZfp, type PcodecBindings, type ZfpBindings } from "./load.js";
+import { type Bindings, loadPcodec, loadWasm, loadZfp } from "./load.js";
 import { isOurs, markOurs } from "./registry.js";
 
 export { CODEC_NAMES } from "./registry.js";
@@ -48,18 +48,18 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
     // zarrita's Codec type is numcodecs' signature; array -> array codecs take chunks.
     registry.set(name, entry as unknown as RegistryEntry);
   }
-  // zfp passes null on (its modes have no default); pcodec's absent configuration is numcodecs' defaults.
-  for (const [name, load, Codec, defaultConfig] of [
-    ["zfp", loadZfp, (m: ZfpBindings) => m.ZfpCodec, null],
-    ["numcodecs.pcodec", loadPcodec, (m: PcodecBindings) => m.PcodecCodec, {}],
-  ] as const) {
+  // Each array -> bytes codec's module loads when an array first uses it.
+  const arrayToBytes = (name: string, codec: () => Promise<ArrayBytesCodec>, defaultConfig: unknown) => {
     const entry = async () => {
-      const [{ arrayToBytesEntry }, bindings] = await Promise.all([import("./array-bytes.js"), load()]);
-      return arrayToBytesEntry(Codec(bindings as never) as ArrayBytesCodec, defaultConfig);
+      const [{ arrayToBytesEntry }, Codec] = await Promise.all([import("./array-bytes.js"), codec()]);
+      return arrayToBytesEntry(Codec, defaultConfig);
     };
     markOurs(entry);
     registry.set(name, entry as unknown as RegistryEntry);
-  }
+  };
+  // zfp passes null on (its modes have no default); pcodec's absent configuration is numcodecs' defaults.
+  arrayToBytes("zfp", async () => (await loadZfp()).ZfpCodec, null);
+  arrayToBytes("numcodecs.pcodec", async () => (await loadPcodec()).PcodecCodec, {});
   registry.set("gzip", (async () => GzipCodec) as unknown as RegistryEntry);
   // Every bytes -> bytes codec the compress module has decodes there (zarr.get too).
   for (const [name, entry] of [...registry]) {

@@ -71,15 +71,16 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 
 /**
- * Every codec name in a metadata text's lists (sharding's inner and index lists too); none for
- * a zarr v2 text (see `metadataText`), whose codecs zarrita names itself.
+ * Every codec name in a metadata text's lists that zarrita looks up in its registry: sharding's
+ * inner and index lists too, but not `sharding_indexed` itself, which zarrita reads without
+ * its registry; none for a zarr v2 text (see `metadataText`), whose codecs zarrita names itself.
  */
 export function codecNames(text: string | undefined): string[] {
   const names = new Set<string>();
   const walk = (codecs: unknown) => {
     if (!Array.isArray(codecs)) return;
     for (const c of codecs as { name?: unknown; configuration?: { codecs?: unknown; index_codecs?: unknown } }[]) {
-      if (typeof c?.name === "string") names.add(c.name);
+      if (typeof c?.name === "string" && c.name !== "sharding_indexed") names.add(c.name);
       walk(c?.configuration?.codecs);
       walk(c?.configuration?.index_codecs);
     }
@@ -100,8 +101,6 @@ export function codecNames(text: string | undefined): string[] {
  */
 export function requireRegistered(names: string[]): void {
   for (const name of names) {
-    // zarrita reads shards itself; the codecs inside them are looked up here too.
-    if (name === "sharding_indexed") continue;
     if (!zarr.registry.get(name)) {
       const hint = (CODEC_NAMES as readonly string[]).includes(name)
         ? `${name} is this package's codec, which is not in zarrita's registry: call registerCodecs() (from zarr-wasm-codecs)`
