@@ -54,24 +54,77 @@ export interface TileReader {
   free(): void;
 }
 
-/** The compress module's decoder of one array's bytes -> bytes codecs. */
+/**
+ * One step from a chunk's stored bytes towards what its reader takes: the compress module's
+ * decoder of the bytes -> bytes codecs, or a serializer decoding whole chunks (pcodec, zfp)
+ * to their values' little-endian bytes. Its output stays in its module's memory, at
+ * `address`, until its next call.
+ */
 export interface Decompressor {
   decode(stored: Uint8Array): number;
   readonly address: number;
   free(): void;
 }
 
+/**
+ * How a step is built, in the main thread and again in a worker (in decode order: the
+ * compress module's step before a serializer's). `compress`: the bytes -> bytes codecs (zarr
+ * v3 metadata as JSON, encode order) and the size every chunk decodes to (-1 where it
+ * varies). `pcodec`, `zfp`: the codec's configuration (JSON), the data type it receives and
+ * the chunk shape it sees (JSON).
+ */
+export type StageSpec =
+  | { kind: "compress"; codecs: string; expected: number }
+  | { kind: "pcodec" | "zfp"; configuration: string; dataType: string; chunkShape: string };
+
+/** A serializer's class in the pcodec and zfp modules (PcodecCodec, ZfpCodec). */
+interface SerializerClass {
+  new (configuration: string, dataType: string, chunkShape: string): {
+    decodeBytes(stored: Uint8Array): number;
+    encodeBytes(raw: Uint8Array): Uint8Array;
+    readonly address: number;
+    free(): void;
+  };
+}
+
+/** What each module gives a step: its class. */
+export interface StageClasses {
+  compress?: new (codecs: string, expected: number) => Decompressor;
+  pcodec?: SerializerClass;
+  zfp?: SerializerClass;
+}
+
+/** A step built from its spec, with (serializers) the encoder the write path uses. */
+export function stageOf(spec: StageSpec, classes: StageClasses): Decompressor & { encode?(raw: Uint8Array): Uint8Array } {
+  if (spec.kind === "compress") return new classes.compress!(spec.codecs, spec.expected);
+  const codec = new classes[spec.kind]!(spec.configuration, spec.dataType, spec.chunkShape);
+  return {
+    decode: (stored) => codec.decodeBytes(stored),
+    get address() {
+      return codec.address;
+    },
+    encode: (raw) => codec.encodeBytes(raw),
+    free: () => codec.free(),
+  };
+}
+
 /** Values per tile: large enough to amortise a call, small enough to stay in cache. */
 export const TILE_BYTES = 64 * 1024;
 
 /**
- * The stored bytes without their bytes -> bytes codecs: a view of the compress module's
- * memory, valid until its next call (so it is used before anything is awaited).
+ * The stored bytes after one step: a view of its module's memory, valid until its next call
+ * (so it is used before anything is awaited).
  */
 export function unpack(decompressor: Decompressor | undefined, memory: WebAssembly.Memory | undefined, stored: Uint8Array): Uint8Array {
   if (!decompressor) return stored;
   const n = decompressor.decode(stored);
   return new Uint8Array(memory!.buffer, decompressor.address, n);
+}
+
+/** The stored bytes after every step, in order (see `unpack`). */
+export function unpackAll(steps: readonly { decoder: Decompressor; memory: WebAssembly.Memory }[], stored: Uint8Array): Uint8Array {
+  for (const step of steps) stored = unpack(step.decoder, step.memory, stored);
+  return stored;
 }
 
 /** Where a box's values go: runs of `runLength` values starting at `starts[r]` in `out`. */

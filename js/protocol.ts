@@ -1,8 +1,9 @@
 // The messages between the main thread and a pool worker (js/pool.ts <-> js/worker/decode-worker.ts),
 // written once for both sides.
+import type { StageSpec } from "./place.js";
 
 /** The wasm modules a worker may start. */
-export type ModuleKind = "core" | "packing" | "compress";
+export type ModuleKind = "core" | "packing" | "compress" | "pcodec" | "zfp";
 
 /** Starts one module in a worker, from the module the main thread compiled. */
 export interface StartMessage {
@@ -17,10 +18,8 @@ export interface Job {
   kind: "core" | "packing";
   key: number;
   text: string;
-  /** The bytes -> bytes codecs the worker undoes (zarr v3 codec list as JSON), if any. */
-  codecs: string | undefined;
-  /** The size every (inner) chunk decodes to from them (-1 where it varies). */
-  chunkBytes: number;
+  /** The steps the worker runs on the stored bytes before the reader takes them (see js/place.ts). */
+  stages: StageSpec[];
   /** Stored bytes (a copy goes to the worker, unless `owned`). */
   stored: Uint8Array;
   /** Whether `stored` is the read's alone, so that its buffer may be handed over uncopied. */

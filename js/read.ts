@@ -9,12 +9,12 @@ import * as zarr from "zarrita";
 import { codedError, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
 import { readByZarrita } from "./open.js";
 import {
-  type Bindings, type CompressBindings, type PackingBindings, compiledOf, loadCompress, loadPacking, loadWasm, memoryOf,
+  type Bindings, type PackingBindings, compiledOf, loadCompress, loadPacking, loadPcodec, loadWasm, loadZfp, memoryOf,
 } from "./load.js";
 import { isNode } from "./node.js";
 import {
-  type Decompressor, fillRuns, placeChunk, type Runs, type TileReader, type TypedArray, type TypedArrayCtor,
-  typedArrayFor, unpack,
+  type Decompressor, fillRuns, placeChunk, type Runs, type StageClasses, type StageSpec, stageOf, type TileReader,
+  type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
 } from "./place.js";
 import { defaultPool, WorkerPool } from "./pool.js";
 import type { ModuleKind } from "./protocol.js";
@@ -102,7 +102,13 @@ interface Layout {
   /** Whether the compress module undoes `codecs` (and the shard index's codecs). */
   codecs_wasm: boolean;
   index_codecs_wasm: boolean;
-  /** The stored size of one (inner) chunk before its bytes -> bytes codecs. */
+  /**
+   * The array -> bytes codec run on whole chunks in a module of its own (pcodec, zfp), which
+   * decodes a chunk to its values' little-endian bytes: the codec, the data type it receives
+   * and the chunk shape it sees.
+   */
+  serializer: null | { codec: CodecMeta; data_type: string; chunk_shape: number[] };
+  /** The size of one (inner) chunk as the reader takes it (after `codecs` and `serializer`). */
   chunk_bytes: number;
   /** Whether a transpose lays the chunks out in another order than C (zarr v2's order F). */
   transposed: boolean;
@@ -133,8 +139,11 @@ export interface ArrayAccess<R extends TileReader> {
   chunkShape: number[];
   /** Bytes -> bytes codecs run through zarrita's registry (none when the compress module runs them). */
   compressors: BytesCodec[];
-  /** The compress module's decoder of the chunks' codecs, and its memory, when it runs them. */
-  unpacker: Unpacker | undefined;
+  /**
+   * The steps in wasm from a chunk's stored bytes (after `compressors`) to what the reader
+   * takes: the compress module's, then a serializer's (see `Layout.serializer`).
+   */
+  stages: Stage[];
   index: null | { unpack(raw: Uint8Array): Promise<Uint8Array>; bytes: number; perShard: number[] };
   memory: WebAssembly.Memory;
   /** For pool workers: the metadata text, which module reads it, the modules, a key. */
@@ -144,20 +153,34 @@ export interface ArrayAccess<R extends TileReader> {
   key: number;
 }
 
-/** The compress module's decoder for one array's chunks (or shard index). */
-interface Unpacker {
-  decompressor: Decompressor;
+/** One step of a chunk's decoding in wasm (see `StageSpec`), built from its spec. */
+export interface Stage {
+  spec: StageSpec;
+  decoder: Decompressor & { encode?(raw: Uint8Array): Uint8Array };
   memory: WebAssembly.Memory;
-  /** The codecs as JSON, for workers. */
-  codecs: string;
-  expected: number;
+  /** Its module, compiled, for workers. */
+  module: WebAssembly.Module;
 }
 
-async function unpacker(codecs: CodecMeta[], expected: number): Promise<Unpacker> {
-  const wasm: CompressBindings = await loadCompress();
-  const text = JSON.stringify(codecs);
-  return { decompressor: new wasm.Decompressor(text, expected), memory: memoryOf(wasm), codecs: text, expected };
+/** Each step's module and its class. */
+const MODULES = {
+  compress: async () => ((wasm) => ({ wasm, classes: { compress: wasm.Decompressor } }))(await loadCompress()),
+  pcodec: async () => ((wasm) => ({ wasm, classes: { pcodec: wasm.PcodecCodec } }))(await loadPcodec()),
+  zfp: async () => ((wasm) => ({ wasm, classes: { zfp: wasm.ZfpCodec } }))(await loadZfp()),
+} satisfies Record<StageSpec["kind"], () => Promise<{ wasm: object; classes: StageClasses }>>;
+
+async function stage(spec: StageSpec): Promise<Stage> {
+  const { wasm, classes } = await MODULES[spec.kind]();
+  return { spec, decoder: stageOf(spec, classes), memory: memoryOf(wasm), module: compiledOf(wasm) };
 }
+
+/** The compress module's step for a list of bytes -> bytes codecs. */
+function compressStage(codecs: CodecMeta[], expected: number): Promise<Stage> {
+  return stage({ kind: "compress", codecs: JSON.stringify(codecs), expected });
+}
+
+/** The module a serializer runs in, by codec name. */
+const SERIALIZERS: Record<string, "pcodec" | "zfp" | undefined> = { "numcodecs.pcodec": "pcodec", zfp: "zfp" };
 
 let accessKeys = 0;
 
@@ -236,26 +259,41 @@ async function access<R extends TileReader>(
   const chunkShape = layout.shard?.chunk_shape ?? layout.chunk_shape;
   const modules: ArrayAccess<R>["modules"] = { [kind]: compiledOf(bindings) };
   let compressors: BytesCodec[] = [];
-  let chunks: Unpacker | undefined;
+  const stages: Stage[] = [];
+  const serializer = layout.serializer;
   // The compress module reads the codecs' configurations: one it refuses goes to zarrita's.
-  if (layout.codecs.length && layout.codecs_wasm) chunks = await unpacker(layout.codecs, layout.chunk_bytes).catch(() => undefined);
+  // Before a serializer, a chunk's size after them varies.
+  const expected = serializer ? -1 : layout.chunk_bytes;
+  const chunks = layout.codecs.length && layout.codecs_wasm ? await compressStage(layout.codecs, expected).catch(() => undefined) : undefined;
   if (chunks) {
-    modules.compress = compiledOf(await loadCompress());
+    stages.push(chunks);
   } else {
     const codecs = await bytesCodecs(layout.codecs, chunkShape);
     if (typeof codecs === "string") return codecs;
     compressors = codecs;
   }
+  if (serializer) {
+    const moduleKind = SERIALIZERS[serializer.codec.name];
+    if (!moduleKind) return `no module for ${serializer.codec.name}`;
+    // A configuration the module refuses is the read's error (INVALID_CONFIG), as zarr.get's would be.
+    stages.push(await stage({
+      kind: moduleKind,
+      configuration: JSON.stringify(serializer.codec.configuration ?? {}),
+      dataType: serializer.data_type,
+      chunkShape: JSON.stringify(serializer.chunk_shape),
+    }));
+  }
+  for (const s of stages) modules[s.spec.kind] = s.module;
   let index: ArrayAccess<R>["index"] = null;
   if (layout.shard) {
     if (!(arr.store as AnyStore).getRange) return "the store has no getRange for shards";
     const perShard = layout.chunk_shape.map((s, i) => s / chunkShape[i]);
     const decoded = 16 * perShard.reduce((a, b) => a * b, 1);
     const list = layout.shard.index_codecs;
-    const u = layout.index_codecs_wasm && list.length ? await unpacker(list, decoded).catch(() => undefined) : undefined;
+    const u = layout.index_codecs_wasm && list.length ? await compressStage(list, decoded).catch(() => undefined) : undefined;
     if (layout.index_codecs_wasm && layout.shard.index_bytes !== null && (u || !list.length)) {
       const bytes = layout.shard.index_bytes;
-      index = { bytes, perShard, unpack: async (raw) => (u ? unpack(u.decompressor, u.memory, raw).slice() : raw) };
+      index = { bytes, perShard, unpack: async (raw) => (u ? unpackAll([u], raw).slice() : raw) };
     } else {
       const codecs = await bytesCodecs(list, [...perShard, 2]);
       if (typeof codecs === "string") return codecs;
@@ -267,7 +305,7 @@ async function access<R extends TileReader>(
       index = { bytes, perShard, unpack: (raw) => decodeBytes(codecs, raw) };
     }
   }
-  return { reader, layout, chunkShape, compressors, unpacker: chunks, index, memory, text, kind, modules, key: accessKeys++ };
+  return { reader, layout, chunkShape, compressors, stages, index, memory, text, kind, modules, key: accessKeys++ };
 }
 
 /** Per-array access, built once (a failure is not kept). */
@@ -471,8 +509,7 @@ async function readInto<R extends TileReader>(
       if (!bytes) return placed(fillRuns(fill, to));
       // Unpacked and placed with nothing awaited between: the view is of wasm memory.
       await namingChunk(key, () => {
-        const stored = a.unpacker ? unpack(a.unpacker.decompressor, a.unpacker.memory, bytes) : bytes;
-        placeChunk(a.reader, a.memory, stored, regionOf(box), Out, to);
+        placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, to);
       });
       placed();
     }),
@@ -578,8 +615,7 @@ async function readWithPool<R extends TileReader>(
               kind: a.kind,
               key: a.key,
               text: a.text,
-              codecs: a.unpacker?.codecs,
-              chunkBytes: a.unpacker?.expected ?? -1,
+              stages: a.stages.map((s) => s.spec),
               stored: bytes,
               owned: owned === true,
               region: regionOf(box),

@@ -21,7 +21,7 @@ import {
   type TypedArray,
   typedArrayFor,
 } from "./read.js";
-import { unpack } from "./place.js";
+import { unpackAll } from "./place.js";
 import { type Box, planSelection, type Plan } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
@@ -274,6 +274,7 @@ async function encodeBoxes(
   const size = a.chunkShape.reduce((x, y) => x * y, 1);
   const fill = Uint8Array.from(layout.fill_bytes);
   const codecs = await encoders(layout.codecs);
+  const serializer = a.stages.find((s) => s.spec.kind !== "compress")?.decoder;
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
   for (const box of plan.boxes) {
     options.signal?.throwIfAborted();
@@ -287,13 +288,15 @@ async function encodeBoxes(
     if (!whole) {
       const stored = await fromStore(path, () => arr.store.get(path, options.signal ? { signal: options.signal } : undefined));
       if (stored) {
-        const bytes = a.unpacker ? unpack(a.unpacker.decompressor, a.unpacker.memory, stored) : await decodeBytes(a.compressors, stored);
+        const bytes = unpackAll(a.stages, await decodeBytes(a.compressors, stored));
         chunk = a.reader.decodeChunk(bytes) as TypedArray;
       }
     }
     chunk ??= filled(Ctor, fill, size);
     overlay(chunk, a.chunkShape, box, plan, value);
     let bytes: Uint8Array = a.reader.encodeChunk(chunk);
+    // A serializer run on whole chunks (pcodec, zfp) encodes the chain's little-endian bytes.
+    if (serializer) bytes = serializer.encode!(bytes);
     for (const c of codecs) bytes = await c.encode(bytes);
     staged.set(path, bytes);
     encoded();

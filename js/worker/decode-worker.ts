@@ -8,10 +8,12 @@
 import { initSync as initCore, ArrayReader } from "../wasm/zarr_wasm_codecs.js";
 import { initSync as initPacking, DecodedReader } from "../wasm/zarr_wasm_codecs_packing.js";
 import { initSync as initCompress, Decompressor } from "../wasm/zarr_wasm_codecs_compress.js";
+import { initSync as initPcodec, PcodecCodec } from "../wasm/zarr_wasm_codecs_pcodec.js";
+import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
 import { builtin, isNode } from "../node.js";
 import {
-  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, type TileReader,
-  type TypedArray, typedArrayNamed, unpack,
+  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, type StageClasses, stageOf,
+  type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
 import { type AssemblyMessage, type ErrorReply, type JobMessage, type ModuleKind, READY, type Reply, type ToWorker } from "../protocol.js";
 
@@ -22,7 +24,8 @@ let port: Port;
 
 /** Per module: its memory, once the main thread has sent the module. */
 const memories: Partial<Record<ModuleKind, WebAssembly.Memory>> = {};
-const INIT = { core: initCore, packing: initPacking, compress: initCompress };
+const INIT = { core: initCore, packing: initPacking, compress: initCompress, pcodec: initPcodec, zfp: initZfp };
+const CLASSES: StageClasses = { compress: Decompressor, pcodec: PcodecCodec, zfp: ZfpCodec };
 
 /** Readers and decompressors by array key, most recently used last; a few are kept. */
 const KEEP = 16;
@@ -52,10 +55,12 @@ function readerFor(job: JobMessage): TileReader {
   });
 }
 
-function decompressorFor(job: JobMessage): DecompressorLike | undefined {
-  if (job.codecs === undefined) return undefined;
-  const codecs = job.codecs;
-  return keep(`compress:${job.kind}:${job.key}`, () => new Decompressor(codecs, job.chunkBytes));
+/** The job's steps before its reader (see js/place.ts), each with its module's memory. */
+function stagesFor(job: JobMessage): { decoder: DecompressorLike; memory: WebAssembly.Memory }[] {
+  return job.stages.map((spec, i) => ({
+    decoder: keep(`stage${i}:${job.kind}:${job.key}`, () => stageOf(spec, CLASSES)),
+    memory: memories[spec.kind]!,
+  }));
 }
 
 /** Outputs this worker assembles, by read (reads with no shared output). */
@@ -68,7 +73,7 @@ const outputs = new Map<number, { out: TypedArray; fill: Uint8Array }>();
 function decode(job: JobMessage): ArrayBuffer | undefined {
   const Out = typedArrayNamed(job.type)!;
   const r = readerFor(job);
-  const stored = unpack(decompressorFor(job), memories.compress, job.stored);
+  const stored = unpackAll(stagesFor(job), job.stored);
   const shared = job.out ? new Out(job.out, job.outOffset ?? 0) : outputs.get(job.read ?? -1)?.out;
   if (shared) {
     placeChunk(r, memories[job.kind]!, stored, job.region, Out, { out: shared, runLength: job.runLength, starts: job.starts });

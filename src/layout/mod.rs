@@ -46,6 +46,10 @@ pub struct ArrayLayout {
     pub chain: Chain,
     /// The (inner) chunk's bytes -> bytes codecs, in encode order.
     pub compressors: Vec<Value>,
+    /// An array -> bytes codec that the read path runs on whole chunks in a wasm module of its
+    /// own (`numcodecs.pcodec`, `zfp`): a chunk's stream decodes to the chunk's values as
+    /// little-endian bytes, which `chain` (ending in `bytes`, little-endian) then reads.
+    pub serializer: Option<Value>,
     /// A `transpose` codec's order: stored dimension `i` is the array's dimension `order[i]`
     /// (zarr v2's order "F" is the reversed axes). The other codecs are element-wise, so the
     /// chain decodes as if it were not there and only where elements lie changes.
@@ -189,21 +193,21 @@ pub fn open(meta: &Value) -> Result<Opened> {
         }
         Some(_) => return Ok(Opened::Unsupported("codecs around sharding_indexed".into())),
     };
-    let Some((chain_codecs, compressors, order)) = split_codecs(chunk_codecs, chunk_shape.len())?
-    else {
+    let Some(split) = split_codecs(chunk_codecs, chunk_shape.len())? else {
         return Ok(Opened::Unsupported(format!(
             "a codec this package does not decode in place among {}",
             Value::Array(chunk_codecs.to_vec())
         )));
     };
-    let chain = Chain::new(data_type, fill, &Value::Array(chain_codecs), &chunk_shape)?;
+    let chain = Chain::new(data_type, fill, &Value::Array(split.chain), &chunk_shape)?;
     Ok(Opened::Layout(Box::new(ArrayLayout {
         shape,
         grid_chunk_shape,
         key,
         chain,
-        compressors,
-        order,
+        compressors: split.compressors,
+        serializer: split.serializer,
+        order: split.order,
         shard,
     })))
 }
@@ -293,41 +297,76 @@ fn check_order(codecs: &[Value]) -> Result<()> {
     Ok(())
 }
 
-/// Splits a chunk's codec list into the chain this package runs (its array -> array codecs
-/// and `bytes`), the bytes -> bytes codecs after it, and a `transpose`'s order; `None` when
-/// the list holds an array -> array or array -> bytes codec this path does not run in place.
-#[allow(clippy::type_complexity)]
-fn split_codecs(
-    codecs: &[Value],
-    ndim: usize,
-) -> Result<Option<(Vec<Value>, Vec<Value>, Option<Vec<usize>>)>> {
-    let mut chain = Vec::new();
-    let mut order = None;
-    for (i, codec) in codecs.iter().enumerate() {
-        let (name, config) = codec_name_and_config(codec)?;
-        match name {
-            "scale_offset" | "cast_value" => chain.push(codec.clone()),
-            "transpose" if order.is_none() => match transpose_order(config, ndim)? {
-                Some(o) => order = Some(o),
-                None => return Ok(None),
-            },
-            "bytes" => {
-                chain.push(codec.clone());
-                return Ok(Some((chain, codecs[i + 1..].to_vec(), order)));
-            }
-            _ => return Ok(None),
-        }
-    }
-    // No array -> bytes codec: zarrita (which wrote such arrays with zarr.create) reads them
-    // as little-endian bytes.
-    chain.push(Value::object([
+/// A chunk's codec list as this path runs it (see [`split_codecs`]).
+struct Split {
+    /// The array -> array codecs and `bytes`.
+    chain: Vec<Value>,
+    /// The bytes -> bytes codecs after the array -> bytes codec.
+    compressors: Vec<Value>,
+    /// A `transpose`'s order.
+    order: Option<Vec<usize>>,
+    /// The array -> bytes codec when it is one run on whole chunks (see [`ArrayLayout`]).
+    serializer: Option<Value>,
+}
+
+/// `bytes`, little-endian: how the chain reads what a whole-chunk serializer decodes to.
+fn little_endian_bytes() -> Value {
+    Value::object([
         ("name", Value::from("bytes")),
         (
             "configuration",
             Value::object([("endian", Value::from("little"))]),
         ),
-    ]));
-    Ok(Some((chain, Vec::new(), order)))
+    ])
+}
+
+/// Splits a chunk's codec list into the chain this package runs (its array -> array codecs
+/// and `bytes`), the bytes -> bytes codecs after it, a `transpose`'s order, and a serializer
+/// run on whole chunks; `None` when the list holds an array -> array or array -> bytes codec
+/// this path does not run.
+fn split_codecs(codecs: &[Value], ndim: usize) -> Result<Option<Split>> {
+    let mut chain = Vec::new();
+    let mut order = None;
+    for (i, codec) in codecs.iter().enumerate() {
+        let (name, config) = codec_name_and_config(codec)?;
+        let serializer = match name {
+            "scale_offset" | "cast_value" => {
+                chain.push(codec.clone());
+                continue;
+            }
+            "transpose" if order.is_none() => {
+                match transpose_order(config, ndim)? {
+                    Some(o) => order = Some(o),
+                    None => return Ok(None),
+                }
+                continue;
+            }
+            "bytes" => {
+                chain.push(codec.clone());
+                None
+            }
+            "numcodecs.pcodec" | "zfp" => {
+                chain.push(little_endian_bytes());
+                Some(codec.clone())
+            }
+            _ => return Ok(None),
+        };
+        return Ok(Some(Split {
+            chain,
+            compressors: codecs[i + 1..].to_vec(),
+            order,
+            serializer,
+        }));
+    }
+    // No array -> bytes codec: zarrita (which wrote such arrays with zarr.create) reads them
+    // as little-endian bytes.
+    chain.push(little_endian_bytes());
+    Ok(Some(Split {
+        chain,
+        compressors: Vec::new(),
+        order,
+        serializer: None,
+    }))
 }
 
 /// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,
@@ -448,6 +487,37 @@ impl ArrayLayout {
         self.chain.fill_value()
     }
 
+    /// The shape of the (inner) chunk as its array -> bytes codec receives it: the chunk
+    /// shape, in a `transpose`'s order.
+    pub fn stored_chunk_shape(&self) -> Vec<usize> {
+        let shape = self.chain.chunk_shape();
+        match &self.order {
+            Some(order) => order.iter().map(|&d| shape[d]).collect(),
+            None => shape.to_vec(),
+        }
+    }
+
+    /// The whole-chunk serializer as the JavaScript side builds it: the codec, the data type
+    /// it receives and the chunk shape it sees; null when there is none.
+    fn serializer_json(&self) -> Value {
+        let Some(codec) = &self.serializer else {
+            return Value::Null;
+        };
+        let dims = self
+            .stored_chunk_shape()
+            .iter()
+            .map(|&x| Value::from(x as u64))
+            .collect();
+        Value::object([
+            ("codec", codec.clone()),
+            (
+                "data_type",
+                Value::from(self.chain.encoded_data_type().name()),
+            ),
+            ("chunk_shape", Value::Array(dims)),
+        ])
+    }
+
     /// What the JavaScript side needs, as JSON: shapes, chunk keys, bytes -> bytes codecs,
     /// the shard index, and the fill value's little-endian bytes.
     pub fn to_json(&self) -> Value {
@@ -496,6 +566,7 @@ impl ArrayLayout {
             // Whether the compress module decodes the bytes -> bytes codecs (all are in its
             // table), and the stored size of one (inner) chunk before them.
             ("codecs_wasm", wasm(&self.compressors)),
+            ("serializer", self.serializer_json()),
             ("index_codecs_wasm", index_wasm),
             ("chunk_bytes", Value::from(chunk_bytes as u64)),
             ("transposed", Value::Bool(self.order.is_some())),

@@ -20,6 +20,8 @@ pub struct PcodecCodec {
     dtype: DataType,
     /// The values in one chunk.
     count: usize,
+    /// The last `decodeBytes`' values, little-endian.
+    out: Vec<u8>,
 }
 
 #[wasm_bindgen]
@@ -41,6 +43,7 @@ impl PcodecCodec {
             pcodec,
             dtype,
             count: shape.iter().product(),
+            out: Vec::new(),
         })
     }
 
@@ -62,5 +65,34 @@ impl PcodecCodec {
         let raw = self.pcodec.decode(bytes, self.count).map_err(js_error)?;
         let values = ArrayData::from_le_bytes(self.dtype, &raw).map_err(js_error)?;
         Ok(to_typed_array(&values))
+    }
+
+    /// A pco stream -> the chunk's values as little-endian bytes, kept in wasm memory at
+    /// `address` until the next call; returns their length (the package's own read path).
+    #[wasm_bindgen(js_name = decodeBytes)]
+    pub fn decode_bytes(&mut self, stored: &[u8]) -> Result<usize, JsValue> {
+        self.out = Vec::new();
+        self.out = self.pcodec.decode(stored, self.count).map_err(js_error)?;
+        Ok(self.out.len())
+    }
+
+    /// Where the last `decodeBytes`' bytes are in wasm memory.
+    #[wasm_bindgen(getter)]
+    pub fn address(&self) -> usize {
+        self.out.as_ptr() as usize
+    }
+
+    /// The chunk's values as little-endian bytes -> its pco stream (the package's own write
+    /// path).
+    #[wasm_bindgen(js_name = encodeBytes)]
+    pub fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
+        if raw.len() != self.count * self.dtype.size() {
+            return Err(js_error(zarr_wasm_codecs::error::Error::ChunkLength {
+                what: "bytes",
+                expected: self.count * self.dtype.size(),
+                actual: raw.len(),
+            }));
+        }
+        self.pcodec.encode(raw).map_err(js_error)
     }
 }

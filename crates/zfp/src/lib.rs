@@ -17,6 +17,10 @@ use common::{js_error, parse_json, to_typed_array, typed_array_bytes};
 pub struct ZfpCodec {
     zfp: zarr_wasm_codecs::codec::zfp::Zfp,
     dtype: DataType,
+    /// The values in one chunk.
+    count: usize,
+    /// The last `decodeBytes`' values, little-endian.
+    out: Vec<u8>,
 }
 
 #[wasm_bindgen]
@@ -35,7 +39,12 @@ impl ZfpCodec {
         let dtype = DataType::from_name(data_type).map_err(js_error)?;
         let zfp = zarr_wasm_codecs::codec::zfp::Zfp::new(Some(&configuration), dtype, &shape)
             .map_err(js_error)?;
-        Ok(Self { zfp, dtype })
+        Ok(Self {
+            zfp,
+            dtype,
+            count: shape.iter().product(),
+            out: Vec::new(),
+        })
     }
 
     /// A typed array of the chunk's values -> a headerless zfp stream.
@@ -49,5 +58,35 @@ impl ZfpCodec {
     pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
         let out = self.zfp.decode(bytes).map_err(js_error)?;
         Ok(to_typed_array(&out))
+    }
+
+    /// A zfp stream -> the chunk's values as little-endian bytes, kept in wasm memory at
+    /// `address` until the next call; returns their length (the package's own read path).
+    #[wasm_bindgen(js_name = decodeBytes)]
+    pub fn decode_bytes(&mut self, stored: &[u8]) -> Result<usize, JsValue> {
+        self.out = Vec::new();
+        self.out = self.zfp.decode(stored).map_err(js_error)?.to_le_bytes();
+        Ok(self.out.len())
+    }
+
+    /// Where the last `decodeBytes`' bytes are in wasm memory.
+    #[wasm_bindgen(getter)]
+    pub fn address(&self) -> usize {
+        self.out.as_ptr() as usize
+    }
+
+    /// The chunk's values as little-endian bytes -> a headerless zfp stream (the package's own
+    /// write path).
+    #[wasm_bindgen(js_name = encodeBytes)]
+    pub fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
+        if raw.len() != self.count * self.dtype.size() {
+            return Err(js_error(zarr_wasm_codecs::error::Error::ChunkLength {
+                what: "bytes",
+                expected: self.count * self.dtype.size(),
+                actual: raw.len(),
+            }));
+        }
+        let values = ArrayData::from_le_bytes(self.dtype, raw).map_err(js_error)?;
+        self.zfp.encode(&values).map_err(js_error)
     }
 }
