@@ -2,9 +2,9 @@
 // text itself (zarr.json, or a v2 array's .zarray and .zattrs, so 64-bit integers in it are
 // exact), fetches the chunks' stored bytes through the array's store (shard indexes
 // included), undoes bytes -> bytes codecs in the compress wasm module (zarrita's registry for
-// codecs that module does not have), and has the wasm decode each chunk's selected box a
-// tile at a time, from where each tile is copied once into its place in the output
-// (js/place.ts, shared with the pool's workers). No chunk is decoded into an array of its own.
+// codecs that module does not have), decodes a pcodec or zfp chunk whole in its own module,
+// and has the wasm decode each chunk's selected box a tile at a time, from where each tile is
+// copied once into its place in the output (js/place.ts, shared with the pool's workers).
 import * as zarr from "zarrita";
 import { codedError, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
 import { readByZarrita } from "./open.js";
@@ -69,7 +69,7 @@ export interface GetOptions {
    * `Infinity` for no limit). A chunk decodes as soon as its bytes arrive, while later chunks
    * are still being fetched; each further fetch starts as one ends (with a pool, as the
    * worker answers, so that no more stored bytes wait than this many chunks'). Arrays read
-   * by zarr.get (e.g. zfp) fetch as zarrita does.
+   * by zarr.get (e.g. a v2 delta filter) fetch as zarrita does.
    */
   concurrency?: number;
 }
@@ -717,8 +717,8 @@ function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | 
  * `zarr.get(arr, selection)`, on the package's own path: the same result (the array's typed
  * array, shape, C-order stride; a single value when every dimension is an integer), decoded
  * straight into the output, with zarr.json's 64-bit integers exact. Arrays whose codecs this
- * path does not run in place (e.g. `transpose`, `zfp`, a v2 array, float16 where there is no
- * Float16Array) are read by `zarr.get` instead.
+ * path does not run (e.g. a v2 `delta` filter, float16 where there is no Float16Array) are
+ * read by `zarr.get` instead.
  */
 export function get<
   D extends zarr.DataType,

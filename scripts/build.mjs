@@ -33,10 +33,11 @@ const modules = [
     name: "zarr_wasm_codecs_compress", crate: "zarr-wasm-codecs-compress", targetDir: "target/compress-module",
     profile: "release-compress", file: true,
   },
-  // numcodecs.pcodec (pco), loaded only for arrays that use it.
+  // numcodecs.pcodec (pco), loaded only for arrays that use it: compute-bound too, at opt-level 3
+  // with simd128 (profile release-pcodec, Cargo.toml).
   {
     name: "zarr_wasm_codecs_pcodec", crate: "zarr-wasm-codecs-pcodec", targetDir: "target/pcodec-module",
-    profile: "release", file: true,
+    profile: "release-pcodec", rustflags: "-C target-feature=+simd128", file: true,
   },
 ];
 const report = {};

@@ -191,6 +191,24 @@ impl ArrayData {
         self.len() == 0
     }
 
+    /// Where the first value lies in memory: a host that views the values in place (JavaScript
+    /// over wasm memory, which is little-endian) reads `len() * size` bytes from here.
+    pub fn as_ptr(&self) -> *const u8 {
+        match self {
+            ArrayData::Int8(v) => v.as_ptr().cast(),
+            ArrayData::Int16(v) => v.as_ptr().cast(),
+            ArrayData::Int32(v) => v.as_ptr().cast(),
+            ArrayData::Int64(v) => v.as_ptr().cast(),
+            ArrayData::UInt8(v) => v.as_ptr(),
+            ArrayData::UInt16(v) => v.as_ptr().cast(),
+            ArrayData::UInt32(v) => v.as_ptr().cast(),
+            ArrayData::UInt64(v) => v.as_ptr().cast(),
+            ArrayData::Float16(v) => v.as_ptr().cast(),
+            ArrayData::Float32(v) => v.as_ptr().cast(),
+            ArrayData::Float64(v) => v.as_ptr().cast(),
+        }
+    }
+
     /// The values as a slice of `T`, or an error naming both types.
     pub fn typed<T: Element>(&self) -> Result<&[T]> {
         T::from_array(self).ok_or_else(|| self.wrong_type(T::DTYPE))

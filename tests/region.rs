@@ -199,15 +199,63 @@ fn sharded_layouts_and_fallbacks() {
         panic!("a transpose is read in place");
     };
     assert_eq!(layout.order.as_deref(), Some(&[1, 0][..]));
-    for codecs in [
-        r#"[{"name": "numcodecs.delta", "configuration": {"dtype": "<f8"}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#,
-        r#"[{"name": "zfp", "configuration": {"mode": "reversible"}}]"#,
-    ] {
-        assert!(
-            matches!(open(&meta(codecs)).expect("open"), Opened::Unsupported(_)),
-            "{codecs}"
-        );
-    }
+    let codecs = r#"[{"name": "numcodecs.delta", "configuration": {"dtype": "<f8"}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#;
+    assert!(
+        matches!(open(&meta(codecs)).expect("open"), Opened::Unsupported(_)),
+        "{codecs}"
+    );
+    // zfp and pcodec decode whole chunks in modules of their own: the layout names the codec,
+    // the data type it receives and the chunk shape it sees (a transpose's order first), and
+    // the chain reads what they decode to as little-endian bytes; compressors after them stay.
+    let whole = meta(
+        r#"[{"name": "transpose", "configuration": {"order": [1, 0]}},
+          {"name": "scale_offset", "configuration": {"offset": 0, "scale": 10}},
+          {"name": "cast_value", "configuration": {"data_type": "int32", "scalar_map": {"encode": [["NaN", -1]]}}},
+          {"name": "zfp", "configuration": {"mode": "reversible"}}, {"name": "zstd", "configuration": {"level": 1}}]"#,
+    );
+    let Opened::Layout(layout) = open(&whole).expect("open") else {
+        panic!("zfp is read through its module");
+    };
+    let json = layout.to_json();
+    assert_eq!(
+        json.get("serializer").expect("serializer").to_string(),
+        r#"{"chunk_shape":[32,32],"codec":{"configuration":{"mode":"reversible"},"name":"zfp"},"data_type":"int32"}"#
+    );
+    assert_eq!(layout.stored_chunk_shape(), [32, 32]);
+    assert_eq!(
+        json.get("chunk_bytes").and_then(|v| v.as_u64()),
+        Some(32 * 32 * 4)
+    );
+    assert_eq!(layout.compressors.len(), 1);
+    let pcodec = parse(
+        r#"{"zarr_format": 3, "node_type": "array", "shape": [5, 7, 9], "data_type": "float32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 3, 4]}},
+        "fill_value": 0, "codecs": [{"name": "transpose", "configuration": {"order": [2, 0, 1]}},
+        {"name": "numcodecs.pcodec", "configuration": {"level": 4}}]}"#,
+    )
+    .expect("json");
+    let Opened::Layout(layout) = open(&pcodec).expect("open") else {
+        panic!("pcodec is read through its module");
+    };
+    assert_eq!(layout.stored_chunk_shape(), [4, 2, 3]);
+    assert_eq!(
+        layout
+            .to_json()
+            .get("serializer")
+            .expect("serializer")
+            .to_string(),
+        r#"{"chunk_shape":[4,2,3],"codec":{"configuration":{"level":4},"name":"numcodecs.pcodec"},"data_type":"float32"}"#
+    );
+    // Without one, the serializer is null.
+    assert_eq!(
+        open(&transposed)
+            .map(|o| match o {
+                Opened::Layout(l) => l.to_json().get("serializer").map(|v| v.to_string()),
+                Opened::Unsupported(_) => None,
+            })
+            .expect("open"),
+        Some("null".to_string())
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ use half::f16;
 use pco::standalone::{simple_compress, simple_decompress_into};
 use pco::{ChunkConfig, DeltaSpec, ModeSpec, PagingSpec};
 
+use crate::array::ArrayData;
 use crate::dtype::DataType;
 use crate::error::{Error, Result};
 use crate::json::Value;
@@ -54,21 +55,27 @@ impl Pcodec {
         })
     }
 
-    /// The little-endian bytes of the `count` values in the pco stream `stored`. A stream of
-    /// more or fewer values, or one that is not a pco stream of this data type, is refused.
-    pub fn decode(&self, stored: &[u8], count: usize) -> Result<Vec<u8>> {
-        match self.data_type {
-            DataType::UInt16 => decode_as::<u16>(stored, count),
-            DataType::UInt32 => decode_as::<u32>(stored, count),
-            DataType::UInt64 => decode_as::<u64>(stored, count),
-            DataType::Int16 => decode_as::<i16>(stored, count),
-            DataType::Int32 => decode_as::<i32>(stored, count),
-            DataType::Int64 => decode_as::<i64>(stored, count),
-            DataType::Float16 => decode_as::<f16>(stored, count),
-            DataType::Float32 => decode_as::<f32>(stored, count),
-            DataType::Float64 => decode_as::<f64>(stored, count),
+    /// The `count` values in the pco stream `stored`. A stream of more or fewer values, or one
+    /// that is not a pco stream of this data type, is refused.
+    pub fn decode_values(&self, stored: &[u8], count: usize) -> Result<ArrayData> {
+        Ok(match self.data_type {
+            DataType::UInt16 => ArrayData::UInt16(decode_as(stored, count)?),
+            DataType::UInt32 => ArrayData::UInt32(decode_as(stored, count)?),
+            DataType::UInt64 => ArrayData::UInt64(decode_as(stored, count)?),
+            DataType::Int16 => ArrayData::Int16(decode_as(stored, count)?),
+            DataType::Int32 => ArrayData::Int32(decode_as(stored, count)?),
+            DataType::Int64 => ArrayData::Int64(decode_as(stored, count)?),
+            DataType::Float16 => ArrayData::Float16(decode_as(stored, count)?),
+            DataType::Float32 => ArrayData::Float32(decode_as(stored, count)?),
+            DataType::Float64 => ArrayData::Float64(decode_as(stored, count)?),
             DataType::Int8 | DataType::UInt8 => unreachable!("refused by Pcodec::new"),
-        }
+        })
+    }
+
+    /// The little-endian bytes of the `count` values in the pco stream `stored` (see
+    /// [`Pcodec::decode_values`]).
+    pub fn decode(&self, stored: &[u8], count: usize) -> Result<Vec<u8>> {
+        Ok(self.decode_values(stored, count)?.to_le_bytes())
     }
 
     /// The pco stream of the values whose little-endian bytes are `raw`, as numcodecs writes it.
@@ -88,11 +95,10 @@ impl Pcodec {
     }
 }
 
-/// A number pco reads and writes, to and from its little-endian bytes.
+/// A number pco reads and writes, and how it is read from its little-endian bytes.
 trait LeNumber: pco::data_types::Number {
     const SIZE: usize;
     fn read(bytes: &[u8]) -> Self;
-    fn write(self, out: &mut Vec<u8>);
 }
 
 macro_rules! le_number {
@@ -102,15 +108,12 @@ macro_rules! le_number {
             fn read(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("one value's bytes"))
             }
-            fn write(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
         }
     )*};
 }
 le_number!(u16, u32, u64, i16, i32, i64, f16, f32, f64);
 
-fn decode_as<T: LeNumber + Default>(stored: &[u8], count: usize) -> Result<Vec<u8>> {
+fn decode_as<T: LeNumber + Default>(stored: &[u8], count: usize) -> Result<Vec<T>> {
     // One value more than the chunk holds: a stream with more is then seen as one.
     let mut values = vec![T::default(); count + 1];
     let progress =
@@ -126,11 +129,8 @@ fn decode_as<T: LeNumber + Default>(stored: &[u8], count: usize) -> Result<Vec<u
             format!("the stream holds {many} values, not the chunk's {count}"),
         ));
     }
-    let mut out = Vec::with_capacity(count * T::SIZE);
-    for v in &values[..count] {
-        v.write(&mut out);
-    }
-    Ok(out)
+    values.truncate(count);
+    Ok(values)
 }
 
 fn encode_as<T: LeNumber>(raw: &[u8], config: &ChunkConfig) -> Result<Vec<u8>> {

@@ -20,8 +20,8 @@ pub struct PcodecCodec {
     dtype: DataType,
     /// The values in one chunk.
     count: usize,
-    /// The last `decodeBytes`' values, little-endian.
-    out: Vec<u8>,
+    /// The last `decodeBytes`' values.
+    out: ArrayData,
 }
 
 #[wasm_bindgen]
@@ -43,7 +43,7 @@ impl PcodecCodec {
             pcodec,
             dtype,
             count: shape.iter().product(),
-            out: Vec::new(),
+            out: ArrayData::UInt8(Vec::new()),
         })
     }
 
@@ -71,14 +71,18 @@ impl PcodecCodec {
     /// `address` until the next call; returns their length (the package's own read path).
     #[wasm_bindgen(js_name = decodeBytes)]
     pub fn decode_bytes(&mut self, stored: &[u8]) -> Result<usize, JsValue> {
-        self.out = Vec::new();
-        self.out = self.pcodec.decode(stored, self.count).map_err(js_error)?;
-        Ok(self.out.len())
+        self.out = ArrayData::UInt8(Vec::new());
+        self.out = self
+            .pcodec
+            .decode_values(stored, self.count)
+            .map_err(js_error)?;
+        Ok(self.out.len() * self.dtype.size())
     }
 
     /// Where the last `decodeBytes`' bytes are in wasm memory.
     #[wasm_bindgen(getter)]
     pub fn address(&self) -> usize {
+        // wasm memory is little-endian: the values are their little-endian bytes in place.
         self.out.as_ptr() as usize
     }
 
