@@ -196,3 +196,52 @@ pub fn deflate(data: &[u8]) {
     };
     decompress(codec, data);
 }
+
+/// The data types pcodec takes, in the order the pcodec target's first byte picks them.
+#[cfg(feature = "pcodec")]
+const PCODEC_TYPES: [DataType; 9] = [
+    DataType::UInt16,
+    DataType::UInt32,
+    DataType::UInt64,
+    DataType::Int16,
+    DataType::Int32,
+    DataType::Int64,
+    DataType::Float16,
+    DataType::Float32,
+    DataType::Float64,
+];
+
+/// Arbitrary bytes as a pco stream: the first byte picks the data type, the next two (little
+/// endian) the chunk's value count (0 to 4096), the rest is the stream. A decode that succeeds
+/// has the count's bytes, and those values, encoded with numcodecs' defaults, decode to the
+/// same bytes again (NaN payloads included). Memory is sized by the count, never by the stream.
+#[cfg(feature = "pcodec")]
+pub fn pcodec_decode(data: &[u8]) {
+    use crate::codec::pcodec::Pcodec;
+    let Some((&[pick, a, b], stream)) = data.split_first_chunk::<3>() else {
+        return;
+    };
+    let Some(&dtype) = PCODEC_TYPES.get(usize::from(pick) % PCODEC_TYPES.len()) else {
+        return;
+    };
+    let count = usize::from(u16::from_le_bytes([a, b])) % 4097;
+    let Ok(codec) = Pcodec::new(None, dtype) else {
+        return;
+    };
+    let Ok(values) = codec.decode(stream, count) else {
+        return;
+    };
+    assert_eq!(
+        values.len(),
+        count * dtype.size(),
+        "a decoded stream has the count's values"
+    );
+    let again = codec
+        .encode(&values)
+        .unwrap_or_else(|e| panic!("decoded values encode: {e}"));
+    let back = codec
+        .decode(&again, count)
+        .unwrap_or_else(|e| panic!("re-encoded values decode: {e}"));
+    // (Not assert_eq: the values can be 32 KiB.)
+    assert!(back == values, "re-encoded values decode to the same bytes");
+}

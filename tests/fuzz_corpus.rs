@@ -43,6 +43,12 @@ fn zfp_decode_corpus() {
     replay("zfp_decode", fuzzing::zfp_decode);
 }
 
+#[cfg(feature = "pcodec")]
+#[test]
+fn pcodec_decode_corpus() {
+    replay("pcodec_decode", fuzzing::pcodec_decode);
+}
+
 #[cfg(feature = "compress")]
 mod decompressors {
     use super::replay;
