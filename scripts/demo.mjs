@@ -45,14 +45,23 @@ if (!check) {
     await page.evaluate(() => window.demo.ready);
     await page.waitForSelector('body[data-state="ready"]', { timeout: 120000 });
     // Every variable, form and time step as the page decodes it, against the values the
-    // generator recorded from zarr-python, xarray and zfpy (SHA-256 of the float64 bytes).
-    const report = await page.evaluate(async () => {
+    // generator recorded from zarr-python, xarray and zfpy (SHA-256 of the float64 bytes); the
+    // page's forms are the manifest's.
+    const { rows: report, unmatched } = await page.evaluate(async () => {
       const { manifest, FORMS, readView } = window.demo;
       const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
       const rows = [];
+      const unmatched = [];
       for (const [dataset, ds] of Object.entries(manifest.datasets)) {
         for (const [name, v] of Object.entries(ds.variables)) {
+          for (const form of Object.keys(v.forms).filter((f) => !FORMS.includes(f))) {
+            unmatched.push(`${dataset}/${name} ${form}: in the manifest but not on the page`);
+          }
           for (const form of FORMS) {
+            if (!v.forms[form]) {
+              unmatched.push(`${dataset}/${name} ${form}: on the page but not in the manifest`);
+              continue;
+            }
             const steps = v.forms[form].per_time;
             let same = 0;
             let nan = 0;
@@ -71,8 +80,9 @@ if (!check) {
           }
         }
       }
-      return rows;
+      return { rows, unmatched };
     });
+    problems.push(...unmatched);
     console.log(`\n${url}`);
     for (const r of report) {
       console.log(`${r.key} ${r.form.padEnd(12)} ${r.type} x ${r.steps}: min ${r.min.toFixed(3)}, max ${r.max.toFixed(3)}, ` +

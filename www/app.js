@@ -6,10 +6,10 @@ import { get, getDecoded, registerCodecs } from "zarr-wasm-codecs";
 import { COLORMAPS, colorOf } from "./colormap.js";
 
 const DATA = new URL("./data/real/", import.meta.url);
-const FORMS = ["scale_offset", "cf", "uint8", "zfp", "original"];
+const FORMS = ["scale_offset", "cf", "uint8", "zfp", "pcodec", "original"];
 const FORM_LABELS = {
   original: "float32 original", cf: "CF int16 (xarray)", scale_offset: "scale_offset + cast_value int16",
-  uint8: "uint8 (planPacking)", zfp: "zfp reversible",
+  uint8: "uint8 (planPacking)", zfp: "zfp reversible", pcodec: "pcodec (numcodecs)",
 };
 // zarrita's built-in JavaScript codecs, kept to time against (registerCodecs replaces them).
 const BUILTIN = new Map(["scale_offset", "cast_value"].map((name) => [name, zarr.registry.get(name)]));
@@ -50,7 +50,7 @@ async function readView(key, form, t) {
   // The CF form is int16 with scale_factor and _FillValue: getDecoded applies them.
   if (form === "cf") return (await getDecoded(arr, selection)).data;
   const { data } = await get(arr, selection);
-  // zfp and the original are float32 arrays: widened (exactly) for display.
+  // zfp, pcodec and the original are float32 arrays: widened (exactly) for display.
   return data instanceof Float64Array ? data : Float64Array.from(data);
 }
 
@@ -366,16 +366,16 @@ function showTiming({ rows, values }) {
   fillTable($("timing"), ["stored as", "zarr-wasm-codecs", "zarrita's codecs", "ratio"], rows.map((r) => [
     FORM_LABELS[r.form],
     ms(r.ours),
-    r.theirs ? ms(r.theirs) : "— (zarrita has no zfp)",
+    r.theirs ? ms(r.theirs) : `— (zarrita has no ${r.form})`,
     r.theirs ? `${(quantile(r.theirs, 0.5) / quantile(r.ours, 0.5)).toFixed(1)}×` : "",
   ]));
   $("timing-note").textContent =
     `The view (${values} values) read whole into typed arrays from the chunks held in memory: ` +
     "get (getDecoded for CF) against zarr.get with zarrita's built-in scale_offset and cast_value " +
     "(for CF, zarr.get then scale_factor and _FillValue applied in JavaScript; for the float32 " +
-    `original, both sides run zarrita's bytes codec). Median over ${ROUNDS} rounds, interquartile ` +
-    "range in brackets; each round times both sides, alternating which goes first; a side's time " +
-    "is the mean of as many reads as fill 5 ms.";
+    "original, both sides run zarrita's bytes codec; zarrita has no zfp or pcodec codec). Median " +
+    `over ${ROUNDS} rounds, interquartile range in brackets; each round times both sides, ` +
+    "alternating which goes first; a side's time is the mean of as many reads as fill 5 ms.";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import { launchChromium } from "./chromium.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, "www/data/real/manifest.json"), "utf8"));
-const FORMS = ["scale_offset", "cf", "uint8", "zfp", "original"];
+const FORMS = ["scale_offset", "cf", "uint8", "zfp", "pcodec", "original"];
 
 let server;
 let browser;
@@ -58,8 +58,10 @@ test("the page loads and draws OISST's SST with no console errors", async () => 
 });
 
 test("every variable, form and time step decodes to the generator's reference values, bit for bit", async () => {
+  assert.deepEqual(await page.evaluate(() => window.demo.FORMS), FORMS);
   for (const [dataset, ds] of Object.entries(manifest.datasets)) {
     for (const [name, v] of Object.entries(ds.variables)) {
+      assert.deepEqual(Object.keys(v.forms).sort(), [...FORMS].sort(), `${dataset}/${name}: the manifest's forms`);
       for (const form of FORMS) {
         const got = await page.evaluate(async ([key, form, steps]) => {
           const out = [];
@@ -113,7 +115,7 @@ test("the cursor marks its cell and shows every form's value and error there", a
   const rows = await page.locator("#probe tr").allTextContents();
   assert.equal(rows.length, FORMS.length + 1);
   for (const form of FORMS) {
-    const row = rows.slice(1).find((r) => r.includes({ scale_offset: "scale_offset", cf: "CF", uint8: "uint8", zfp: "zfp", original: "original" }[form]));
+    const row = rows.slice(1).find((r) => r.includes({ scale_offset: "scale_offset", cf: "CF", uint8: "uint8", zfp: "zfp", pcodec: "pcodec", original: "original" }[form]));
     assert.ok(row.includes(p.values[form].toPrecision(7)), `${form}: ${row}`);
   }
   assert.match(await page.textContent("#where"), /3°S, 136°W/);

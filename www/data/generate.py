@@ -29,6 +29,10 @@ Each variable is written in the forms a user meets, each a zarr v3 array under
   lossy modes cannot hold NaN). zarr-python cannot write zfp: the chunks are
   ``zfpy.compress_numpy(chunk, write_header=False)`` under the ``original`` array's zarr.json
   with its codecs replaced, each decoded again by zfpy and checked.
+* ``pcodec``: the original float32 values through numcodecs' ``pcodec`` array -> bytes codec
+  (``numcodecs.pcodec``, lossless), written by zarr-python with ``PCodec()`` (numcodecs'
+  defaults) as the serializer and no compressor, in the ``original`` array's chunks; zarr-python's
+  read is checked equal, bit for bit, to the original's.
 
 For ``zarr.get``-style reads the OISST grid is turned to -180..180 longitude (xarray's
 ``roll``) and both datasets to north-up rows.
@@ -39,9 +43,11 @@ decoded read for ``cf``, zfpy's for ``zfp``, widened to float64), their NaN coun
 maximum, and probe points (an ocean and a land cell with every form's reference value).
 
 Requirements (versions asserted below): zarr 3.4.2 (with cast-value-rs), zfpy 1.0.1,
-xarray, netCDF4, numpy; Node with the package built (``npm run build``)::
+numcodecs 0.17.1, pcodec 1.1.0, xarray, netCDF4, numpy; Node with the package built
+(``npm run build``)::
 
-    .venv/bin/pip install "zarr==3.4.2" cast-value-rs "zfpy==1.0.1" xarray netCDF4 numpy
+    .venv/bin/pip install "zarr==3.4.2" cast-value-rs "zfpy==1.0.1" "numcodecs==0.17.1" \
+        "pcodec==1.1.0" xarray netCDF4 numpy
     .venv/bin/python www/data/generate.py            # downloads r-cran-stars with apt-get
     .venv/bin/python www/data/generate.py --nc DIR   # or: the directory holding the two files
 
@@ -64,9 +70,12 @@ import xarray as xr
 import zarr
 import zfpy
 from zarr.codecs import BytesCodec, CastValue, ScaleOffset
+from zarr.codecs.numcodecs import PCodec
 
 assert zarr.__version__ == "3.4.2", f"need zarr==3.4.2, found {zarr.__version__}"
 assert importlib.metadata.version("zfpy") == "1.0.1", "need zfpy==1.0.1"
+assert importlib.metadata.version("numcodecs") == "0.17.1", "need numcodecs==0.17.1"
+assert importlib.metadata.version("pcodec") == "1.1.0", "need pcodec==1.1.0"
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -83,7 +92,7 @@ SCALES = {
     "tas": (0.0, 30.0, "sequential"),
     "pr": (0.0, 500.0, "sequential"),
 }
-FORMS = ["original", "cf", "scale_offset", "uint8", "zfp"]
+FORMS = ["original", "cf", "scale_offset", "uint8", "zfp", "pcodec"]
 
 
 def stars_files(nc: Path | None) -> tuple[Path, str]:
@@ -202,7 +211,8 @@ def variable(d: dict, name: str) -> tuple[dict, dict]:
     # original
     path = vdir / "original.zarr"
     create(path, values, d["chunks"], attributes={"units": da.attrs.get("units", ""), "long_name": da.attrs.get("long_name", name)})
-    refs["original"] = zarr.open_array(str(path), mode="r")[...].astype(np.float64)
+    original = zarr.open_array(str(path), mode="r")[...]
+    refs["original"] = original.astype(np.float64)
 
     # cf: xarray's own writing of the CF packing
     path = vdir / "cf.zarr"
@@ -252,6 +262,13 @@ def variable(d: dict, name: str) -> tuple[dict, dict]:
     # zfp, reversible, of the original float32 values
     path = vdir / "zfp.zarr"
     refs["zfp"] = write_zfp(path, vdir / "original.zarr", values, d["zfp_chunks"]).astype(np.float64)
+
+    # pcodec (numcodecs.pcodec, numcodecs' defaults) of the original float32 values: lossless
+    path = vdir / "pcodec.zarr"
+    create(path, values, d["chunks"], serializer=PCodec(), attributes={"units": da.attrs.get("units", "")})
+    pcodec = zarr.open_array(str(path), mode="r")[...]
+    assert pcodec.dtype == original.dtype and pcodec.tobytes() == original.tobytes(), "pcodec is lossless"
+    refs["pcodec"] = pcodec.astype(np.float64)
 
     n = int(values.size)
     for form in FORMS:
@@ -315,6 +332,7 @@ def main() -> None:
     manifest["versions"] = {
         "zarr": zarr.__version__, "zfpy": importlib.metadata.version("zfpy"),
         "xarray": xr.__version__, "netCDF4": importlib.metadata.version("netCDF4"), "numpy": np.__version__,
+        "numcodecs": importlib.metadata.version("numcodecs"), "pcodec": importlib.metadata.version("pcodec"),
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
