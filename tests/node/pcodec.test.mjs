@@ -165,10 +165,25 @@ test("damaged or truncated pcodec chunks are CORRUPT_CHUNK naming the array; the
   const e = await zarr.get(arr).catch((e) => e);
   assert.equal(errorCode(e), "CORRUPT_CHUNK", String(e));
   const own = await open(damaged);
-  const e2 = await get(own).catch((e) => e);
-  assert.equal(e2.code, "CORRUPT_CHUNK", String(e2));
-  // The module keeps working.
+  for (const options of [{}, { pool, useSharedArrayBuffer: true }, { pool, useSharedArrayBuffer: false }]) {
+    const e2 = await get(own, null, options).catch((e) => e);
+    assert.equal(e2.code, "CORRUPT_CHUNK", String(e2));
+    assert.match(e2.message, /^array "\/": chunk c\/0\/0: /, e2.message);
+  }
+  // An empty chunk, and a stream of the right type but another length (a 1000-value chunk of
+  // another store, where this one's hold 320).
+  const other = await storeOf(manifest.cases.find((c) => c.case === "v3_f8_1d_specials_classic")).get("/c/0");
+  for (const bad of [new Uint8Array(0), other]) {
+    const store = { get: async (key, opts) => (key.endsWith("c/1/0") ? bad : await files.get(key, opts)) };
+    for (const options of [{}, { pool }]) {
+      const e3 = await get(await open(store), null, options).catch((e) => e);
+      assert.equal(e3.code, "CORRUPT_CHUNK", String(e3));
+      assert.match(e3.message, /chunk c\/1\/0/, e3.message);
+    }
+  }
+  // The module and the pool keep working.
   assert.ok(bytesOf((await get(await open(storeOf(c)))).data).equals(expectedOf(c)));
+  assert.ok(bytesOf((await get(await open(storeOf(c)), null, { pool })).data).equals(expectedOf(c)));
 });
 
 test("a pcodec configuration numcodecs refuses is INVALID_CONFIG when a chunk is written", async () => {
