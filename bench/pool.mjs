@@ -5,7 +5,7 @@
 // the page's figures as JSON; BENCH_ROUNDS sets the rounds (default 10), BENCH_N the array's
 // side (default 4096), BENCH_POOL_SIZES the pool sizes (default 1,2,4), BENCH_CASES the cases
 // (their ids, comma-separated; default all): uint8, uint8-gzip, float64-gzip, float64-zstd,
-// uint8-zstd, v2-blosc, sharded-zstd, sharded-zstd-views. After each case, its targets: pooled
+// uint8-zstd, zfp, v2-blosc, sharded-zstd, sharded-zstd-views. After each case, its targets: pooled
 // get faster than fizarrita (same mode, same pool size), pooled get >= 1.5x zarr.get with 2
 // workers, the main thread busy under 10% of get's one-thread read, no main-thread task over
 // 16.7 ms during a pooled read (the longest over rounds), and get on one thread at least as

@@ -15,6 +15,8 @@ pub mod region;
 pub mod scale_offset;
 #[cfg(feature = "zfp")]
 pub mod zfp;
+#[cfg(feature = "zfp")]
+pub mod zfp_kernel;
 
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};

@@ -14,6 +14,7 @@ use zfp_rs::{
     ZfpScalar, ZfpScalarType, ZfpStreamAlignment,
 };
 
+use super::zfp_kernel::{Decodable, Params};
 use crate::array::{ArrayData, Element};
 use crate::dtype::DataType;
 use crate::error::{shape_text, Error, Result};
@@ -290,8 +291,55 @@ impl Zfp {
         Ok(bytes)
     }
 
-    fn decompress<T: ZfpScalar + Default + Clone>(&self, bytes: &[u8]) -> Result<Vec<T>> {
+    fn decompress<T: ZfpScalar + Decodable>(&self, bytes: &[u8]) -> Result<Vec<T>> {
         let mut out = vec![T::default(); self.len];
+        if self.mode != ZfpMode::Reversible {
+            let params = Params {
+                minbits: self.config.min_bits(),
+                maxbits: self.config.max_bits(),
+                maxprec: self.config.max_prec(),
+                minexp: self.config.min_exp(),
+            };
+            super::zfp_kernel::decode(bytes, &params, &self.dims, &mut out)?;
+            return Ok(out);
+        }
+        self.decompress_with_zfp_rs(bytes, out)
+    }
+
+    /// zfp-rs's decode (reversible mode, and the reference the kernel is tested against).
+    pub fn decode_with_zfp_rs(&self, bytes: &[u8]) -> Result<ArrayData> {
+        Ok(match zfp_type(self.dtype) {
+            ZfpScalarType::F32 => {
+                f32::into_array(self.decompress_with_zfp_rs(bytes, vec![0.0; self.len])?)
+            }
+            ZfpScalarType::F64 => {
+                f64::into_array(self.decompress_with_zfp_rs(bytes, vec![0.0; self.len])?)
+            }
+            ZfpScalarType::I32 => {
+                i32::into_array(self.decompress_with_zfp_rs(bytes, vec![0; self.len])?)
+            }
+            ZfpScalarType::I64 => {
+                i64::into_array(self.decompress_with_zfp_rs(bytes, vec![0; self.len])?)
+            }
+        })
+    }
+
+    /// The zfp type's values the kernel decodes (the reference's counterpart of
+    /// [`Zfp::decode_with_zfp_rs`]), before any promotion back to the array's type.
+    pub fn decode_with_kernel(&self, bytes: &[u8]) -> Result<ArrayData> {
+        Ok(match zfp_type(self.dtype) {
+            ZfpScalarType::F32 => f32::into_array(self.decompress(bytes)?),
+            ZfpScalarType::F64 => f64::into_array(self.decompress(bytes)?),
+            ZfpScalarType::I32 => i32::into_array(self.decompress(bytes)?),
+            ZfpScalarType::I64 => i64::into_array(self.decompress(bytes)?),
+        })
+    }
+
+    fn decompress_with_zfp_rs<T: ZfpScalar + Default + Clone>(
+        &self,
+        bytes: &[u8],
+        mut out: Vec<T>,
+    ) -> Result<Vec<T>> {
         let mut stream = ZfpBitStream::from_bytes(bytes).map_err(|e| Error::InvalidMetadata {
             message: format!("zfp stream: {e}"),
         })?;
