@@ -18,14 +18,14 @@ rmSync(glue, { recursive: true, force: true });
 mkdirSync(glue, { recursive: true });
 
 // The core and packing modules at opt-level "z" (profile release), zfp at 2 (profile
-// release-zfp) with wasm SIMD (simd128: Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+),
-// which LLVM uses in zfp-rs's block loops. Each module ships as a .wasm file (`file`), which
+// release-zfp), pcodec at 3 with wasm SIMD (simd128: Node 16.4+, Chrome 91+, Firefox 89+,
+// Safari 16.4+), which LLVM uses in pco's loops. Each module ships as a .wasm file (`file`), which
 // js/load.ts loads beside the glue where it can, and as a base64 copy in an ES module.
 const modules = [
   { name: "zarr_wasm_codecs", crate: "zarr-wasm-codecs-core", targetDir: "target", profile: "release", file: true },
   {
     name: "zarr_wasm_codecs_zfp", crate: "zarr-wasm-codecs-zfp", targetDir: "target/zfp-module",
-    profile: "release-zfp", rustflags: "-C target-feature=+simd128", file: true,
+    profile: "release-zfp", file: true,
   },
   { name: "zarr_wasm_codecs_packing", crate: "zarr-wasm-codecs-packing", targetDir: "target", profile: "release", file: true },
   // Decompression is compute-bound: profile release-compress (Cargo.toml) trades size for speed.

@@ -196,7 +196,9 @@ impl Zfp {
         if self.len == 0 {
             return Ok(Vec::new());
         }
-        if self.mode != ZfpMode::Reversible {
+        // zfp's reversible mode is any minimum exponent below ZFP_MIN_EXP (-1074), also as
+        // expert parameters: zfp-rs decodes it.
+        if self.config.min_exp() >= -1074 {
             self.check_finite(data)?;
         }
         match data {
@@ -293,7 +295,9 @@ impl Zfp {
 
     fn decompress<T: ZfpScalar + Decodable>(&self, bytes: &[u8]) -> Result<Vec<T>> {
         let mut out = vec![T::default(); self.len];
-        if self.mode != ZfpMode::Reversible {
+        // zfp's reversible mode is any minimum exponent below ZFP_MIN_EXP (-1074), also as
+        // expert parameters: zfp-rs decodes it.
+        if self.config.min_exp() >= -1074 {
             let params = Params {
                 minbits: self.config.min_bits(),
                 maxbits: self.config.max_bits(),

@@ -7,9 +7,10 @@
 //! transform along each dimension. Reversible mode stays with zfp-rs, which is also the
 //! reference these functions are tested against (tests/zfp_kernel.rs).
 //!
-//! One difference from zfp-rs and the C library, on purpose: a stream is read as its bytes, and
-//! a block that needs bits past its last byte is an error (CHUNK_LENGTH). zfp reads whole 64-bit
-//! words, so a stream cut inside its last word there decodes the missing bits as zeros.
+//! A stream that ends before the field does is an error (CHUNK_LENGTH): where zfp-rs and the C
+//! library find it (a block's padding that reaches a word past the stream's end), and also, on
+//! purpose, where a block needs bits past the stream's last byte: zfp reads whole 64-bit words,
+//! so a stream cut inside its last word there decodes the missing bits as zeros.
 
 use crate::error::{Error, Result};
 
@@ -33,6 +34,9 @@ struct Reader<'a> {
     held: u32,
     /// The next word to load.
     next: usize,
+    /// Whether a seek has loaded a word past the stream's (zero-padded) last word, where zfp
+    /// reads past the end of its buffer.
+    overread: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -42,6 +46,7 @@ impl<'a> Reader<'a> {
             buffer: 0,
             held: 0,
             next: 0,
+            overread: false,
         }
     }
 
@@ -146,6 +151,7 @@ impl<'a> Reader<'a> {
             self.held = 0;
             self.buffer = 0;
         } else {
+            self.overread |= self.next >= self.bytes.len().div_ceil(8);
             self.buffer = self.word(self.next) >> within;
             self.next += 1;
             self.held = 64 - within;
@@ -198,14 +204,26 @@ fn perm(dims: usize) -> &'static [u8] {
 /// most significant: the first `n` coefficients (those already found significant) are `n` bits
 /// as they are; then group tests: a 1 says another coefficient becomes significant, found by
 /// a run of 0s ending in a 1 (the last coefficient's 1 is implied), a 0 ends the plane.
-fn decode_planes<U: Plane>(r: &mut Reader, maxbits: u32, maxprec: u32, data: &mut [U]) -> u32 {
-    let size = data.len() as u32;
+#[inline(always)]
+fn decode_planes<U: Plane, const SIZE: usize>(
+    r: &mut Reader,
+    maxbits: u32,
+    maxprec: u32,
+    data: &mut [U; SIZE],
+    planes: &mut [u64; 64],
+) -> u32 {
+    let size = SIZE as u32;
     let intprec = U::BITS;
     let kmin = intprec.saturating_sub(maxprec);
     let mut bits = maxbits;
-    data.fill(U::default());
+    *data = [U::default(); SIZE];
     let mut n = 0u32;
     let mut k = intprec;
+    // Blocks of 16 or 64 coefficients: each plane's bits kept as a row, and the rows turned
+    // into coefficients at the end, by depositing each row's bits (few planes or few
+    // significant coefficients) or by one bit-matrix transpose (many).
+    let top = k;
+    let mut work = 0;
     while bits != 0 && k > kmin {
         k -= 1;
         let plane = U::bit(k);
@@ -226,10 +244,13 @@ fn decode_planes<U: Plane>(r: &mut Reader, maxbits: u32, maxprec: u32, data: &mu
                 x |= 1u64 << n;
                 n += 1;
             }
-            // Every coefficient below n, branch-free (the set bits' count varies from plane to
-            // plane; n rarely does).
-            for (i, d) in data.iter_mut().enumerate().take(n as usize) {
-                *d = d.or(U::from_low((x >> i) & 1).shl(k));
+            if size == 4 {
+                for (i, d) in data.iter_mut().enumerate() {
+                    *d = d.or(U::from_low((x >> i) & 1).shl(k));
+                }
+            } else {
+                planes[k as usize] = x;
+                work += n;
             }
         } else {
             let m = n.min(bits);
@@ -252,12 +273,48 @@ fn decode_planes<U: Plane>(r: &mut Reader, maxbits: u32, maxprec: u32, data: &mu
             }
         }
     }
+    if size > 4 && size <= 64 {
+        if work < U::TRANSPOSE_WORK {
+            for kk in k..top {
+                let x = planes[kk as usize];
+                let len = 64 - x.leading_zeros() as usize;
+                for (i, d) in data.iter_mut().enumerate().take(len) {
+                    *d = d.or(U::from_low((x >> i) & 1).shl(kk));
+                }
+            }
+        } else {
+            planes[..k as usize].fill(0);
+            U::from_planes(planes, data);
+        }
+    }
     maxbits - bits
+}
+
+/// Transposes bit matrices held in `rows`: for each `j` of `js` (`masks` the low `j` bits of
+/// every group of 2j), row k's bits j..2j of each group are swapped with row k + j's bits
+/// 0..j. Applied for j = w/2 .. 1 over w rows, it turns bit c of row k into bit k of row c
+/// (in each w-bit lane of the words).
+#[inline(always)]
+fn transpose_step<const J: usize, const ROWS: usize>(rows: &mut [u64; ROWS], mask: u64) {
+    let mut k = 0;
+    while k < ROWS {
+        for i in k..k + J {
+            let t = ((rows[i] >> J) ^ rows[i + J]) & mask;
+            rows[i + J] ^= t;
+            rows[i] ^= t << J;
+        }
+        k += 2 * J;
+    }
 }
 
 /// A block's coefficients as coded: unsigned (negabinary) integers of the block type's width.
 pub trait Plane: Copy + Default {
     const BITS: u32;
+    /// The coefficient bits deposited (summed over planes) above which a transpose is cheaper.
+    const TRANSPOSE_WORK: u32;
+    /// Coefficients from bit planes: `planes[k]` has bit i set where coefficient i has bit k
+    /// (i < 64); or'd into `data`.
+    fn from_planes(planes: &mut [u64; 64], data: &mut [Self]);
     fn bit(k: u32) -> Self;
     fn from_low(x: u64) -> Self;
     fn or(self, o: Self) -> Self;
@@ -266,6 +323,26 @@ pub trait Plane: Copy + Default {
 
 impl Plane for u32 {
     const BITS: u32 = 32;
+    const TRANSPOSE_WORK: u32 = 96;
+    #[inline(always)]
+    fn from_planes(planes: &mut [u64; 64], data: &mut [Self]) {
+        // Two 32 x 32 matrices at once, coefficients 0..32 in the low halves, 32..64 in the
+        // high ones.
+        let rows: &mut [u64; 32] = (&mut planes[..32]).try_into().expect("32 rows");
+        transpose_step::<16, 32>(rows, 0x0000_ffff_0000_ffff);
+        transpose_step::<8, 32>(rows, 0x00ff_00ff_00ff_00ff);
+        transpose_step::<4, 32>(rows, 0x0f0f_0f0f_0f0f_0f0f);
+        transpose_step::<2, 32>(rows, 0x3333_3333_3333_3333);
+        transpose_step::<1, 32>(rows, 0x5555_5555_5555_5555);
+        for (i, d) in data.iter_mut().enumerate() {
+            let row = rows[i % 32];
+            *d |= if i < 32 {
+                row as u32
+            } else {
+                (row >> 32) as u32
+            };
+        }
+    }
     #[inline(always)]
     fn bit(k: u32) -> Self {
         1 << k
@@ -286,6 +363,19 @@ impl Plane for u32 {
 
 impl Plane for u64 {
     const BITS: u32 = 64;
+    const TRANSPOSE_WORK: u32 = 224;
+    #[inline(always)]
+    fn from_planes(planes: &mut [u64; 64], data: &mut [Self]) {
+        transpose_step::<32, 64>(planes, 0x0000_0000_ffff_ffff);
+        transpose_step::<16, 64>(planes, 0x0000_ffff_0000_ffff);
+        transpose_step::<8, 64>(planes, 0x00ff_00ff_00ff_00ff);
+        transpose_step::<4, 64>(planes, 0x0f0f_0f0f_0f0f_0f0f);
+        transpose_step::<2, 64>(planes, 0x3333_3333_3333_3333);
+        transpose_step::<1, 64>(planes, 0x5555_5555_5555_5555);
+        for (d, &row) in data.iter_mut().zip(planes.iter()) {
+            *d |= row;
+        }
+    }
     #[inline(always)]
     fn bit(k: u32) -> Self {
         1 << k
@@ -435,20 +525,35 @@ fn inv_xform<I: BlockInt>(p: &mut [I], dims: usize) {
     }
 }
 
-/// One block's integers: coefficients decoded, reordered, then inverse-transformed. Returns the
-/// bits it took (at least `minbits`), or the stream's end when it needed bits past it.
+/// One block's integers: coefficients decoded (`budget`: zfp's minbits, maxbits and maxprec),
+/// reordered, then inverse-transformed; the stream's position when it needed bits past its end.
 fn decode_int_block<I: BlockInt>(
     r: &mut Reader,
     limit: u64,
-    minbits: u32,
-    maxbits: u32,
-    maxprec: u32,
+    budget: (u32, u32, u32),
     dims: usize,
     out: &mut [I],
+    planes: &mut [u64; 64],
 ) -> std::result::Result<(), u64> {
-    let mut coded = [I::Coded::default(); 256];
-    let coded = &mut coded[..out.len()];
-    let bits = decode_planes(r, maxbits, maxprec, coded);
+    match dims {
+        1 => decode_ints_sized::<I, 4>(r, limit, budget, dims, out, planes),
+        2 => decode_ints_sized::<I, 16>(r, limit, budget, dims, out, planes),
+        3 => decode_ints_sized::<I, 64>(r, limit, budget, dims, out, planes),
+        _ => decode_ints_sized::<I, 256>(r, limit, budget, dims, out, planes),
+    }
+}
+
+/// [`decode_int_block`] for blocks of `SIZE` values.
+fn decode_ints_sized<I: BlockInt, const SIZE: usize>(
+    r: &mut Reader,
+    limit: u64,
+    (minbits, maxbits, maxprec): (u32, u32, u32),
+    dims: usize,
+    out: &mut [I],
+    planes: &mut [u64; 64],
+) -> std::result::Result<(), u64> {
+    let mut coded = [I::Coded::default(); SIZE];
+    let bits = decode_planes(r, maxbits, maxprec, &mut coded, planes);
     if r.position() > limit {
         return Err(r.position());
     }
@@ -556,9 +661,11 @@ fn decode_block<T: Decodable>(
     dims: usize,
     ints: &mut [T::Int],
     out: &mut [T],
+    planes: &mut [u64; 64],
 ) -> std::result::Result<(), u64> {
     if T::EBITS == 0 {
-        decode_int_block(r, limit, p.minbits, p.maxbits, p.maxprec, dims, ints)?;
+        let budget = (p.minbits, p.maxbits, p.maxprec);
+        decode_int_block(r, limit, budget, dims, ints, planes)?;
         for (o, &i) in out.iter_mut().zip(ints.iter()) {
             *o = T::from_block(i, T::scale(0));
         }
@@ -577,10 +684,10 @@ fn decode_block<T: Decodable>(
     let emax = r.bits(T::EBITS) as i32 - T::EBIAS;
     let maxprec = float_precision(emax, p, dims);
     let bits = 1 + T::EBITS;
-    let minbits = p.minbits - bits.min(p.minbits);
-    // C's unsigned arithmetic: a budget below the header wraps to no limit.
-    let maxbits = p.maxbits.wrapping_sub(bits);
-    decode_int_block(r, limit, minbits, maxbits, maxprec, dims, ints)?;
+    // What is left of the budgets after the header (none when the header takes more).
+    let minbits = p.minbits.saturating_sub(bits);
+    let maxbits = p.maxbits.saturating_sub(bits);
+    decode_int_block(r, limit, (minbits, maxbits, maxprec), dims, ints, planes)?;
     let scale = T::scale(emax);
     for (o, &i) in out.iter_mut().zip(ints.iter()) {
         *o = T::from_block(i, scale);
@@ -629,11 +736,16 @@ fn decode_field<T: Decodable>(
     let mut ints = [T::Int::default(); 256];
     let mut block = [T::default(); 256];
     let (ints, block) = (&mut ints[..size], &mut block[..size]);
+    // Bit planes' rows, reused from block to block (only the rows a block decodes are read).
+    let mut planes = [0u64; 64];
     for bw in (0..n[3]).step_by(4) {
         for bz in (0..n[2]).step_by(4) {
             for by in (0..n[1]).step_by(4) {
                 for bx in (0..n[0]).step_by(4) {
-                    decode_block::<T>(r, limit, p, d, ints, block)?;
+                    decode_block::<T>(r, limit, p, d, ints, block, &mut planes)?;
+                    if r.overread {
+                        return Err(r.position());
+                    }
                     // The part of the block inside the field.
                     let cx = (n[0] - bx).min(4);
                     let cy = if d > 1 { (n[1] - by).min(4) } else { 1 };
