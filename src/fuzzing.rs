@@ -166,6 +166,98 @@ fn zfp_decode_with(config: &str, dtype: DataType, shape: &[usize], stream: &[u8]
 #[cfg(not(feature = "zfp"))]
 fn zfp_decode_with(_: &str, _: DataType, _: &[usize], _: &[u8]) {}
 
+/// Arbitrary bytes as a zfp stream, decoded by the package's own zfp decoder and by zfp-rs
+/// (the reference), for a lossy mode, data type and chunk shape chosen by the first bytes as
+/// in `zfp_decode`; the mode byte's upper part varies the parameters further (fractional
+/// rates, budgets below a float block's header, minbits == maxbits, minexp below -1074).
+/// Both give the same values, bit for bit, or both refuse the stream; the decoder may also
+/// refuse (CHUNK_LENGTH) a stream whose length is not a whole number of 64-bit words, which
+/// zfp-rs reads as padded with zeros.
+#[cfg(feature = "zfp")]
+pub fn zfp_kernel(data: &[u8]) {
+    let [mode, dtype, dims, param, stream @ ..] = data else {
+        return;
+    };
+    let Some(&dtype) = ALL_DATA_TYPES.get(usize::from(*dtype) % ALL_DATA_TYPES.len()) else {
+        return;
+    };
+    let (more, param) = (u32::from(mode / 5), u32::from(*param));
+    let config = match mode % 5 {
+        // zfp_decode's reversible: a fixed budget of any size (0 to 2047 bits), with a
+        // precision and minimum exponent that vary with it.
+        0 => {
+            let bits = param + 256 * (more % 8);
+            format!(
+                r#"{{"mode":"expert","minbits":{bits},"maxbits":{bits},"maxprec":{},"minexp":{}}}"#,
+                1 + more * 5 % 64,
+                -1074 + 20 * more as i32
+            )
+        }
+        1 => format!(
+            r#"{{"mode":"fixed_rate","rate":{}}}"#,
+            f64::from(8 + 4 * param + more % 4) / 16.0
+        ),
+        2 => format!(
+            r#"{{"mode":"fixed_precision","precision":{}}}"#,
+            1 + (param + more) % 64
+        ),
+        3 => format!(
+            r#"{{"mode":"fixed_accuracy","tolerance":{}}}"#,
+            2f64.powi(3 - (param % 48) as i32) * (1.0 + f64::from(more) / 52.0)
+        ),
+        _ => {
+            let maxbits = if more & 2 == 0 {
+                16 + param * 16
+            } else {
+                param % 24
+            };
+            let minbits = if more & 1 == 0 {
+                (param % 16).min(maxbits)
+            } else {
+                maxbits
+            };
+            format!(
+                r#"{{"mode":"expert","minbits":{minbits},"maxbits":{maxbits},"maxprec":{},"minexp":{}}}"#,
+                1 + (param + 7 * more) % 64,
+                -1098 + 4 * param as i32 + 8 * (more >> 2) as i32
+            )
+        }
+    };
+    let ndim = usize::from(dims % 5);
+    let shape: Vec<usize> = (0..ndim)
+        .map(|i| 1 + usize::from((dims >> i) % 8))
+        .collect();
+    let Ok(config) = json::parse(&config) else {
+        return;
+    };
+    let Ok(codec) = crate::codec::zfp::Zfp::new(Some(&config), dtype, &shape) else {
+        return;
+    };
+    let case = || {
+        format!(
+            "{dtype} {shape:?} {config}, a stream of {} bytes",
+            stream.len()
+        )
+    };
+    match (
+        codec.decode_with_kernel(stream),
+        codec.decode_with_zfp_rs(stream),
+    ) {
+        (Ok(ours), Ok(theirs)) => assert!(
+            ours.to_le_bytes() == theirs.to_le_bytes(),
+            "{}: the decoder's values differ from zfp-rs's",
+            case()
+        ),
+        (Err(_), Err(_)) => {}
+        (Err(e), Ok(_)) => assert!(
+            !stream.len().is_multiple_of(8) && e.code() == "CHUNK_LENGTH",
+            "{}: the decoder refuses ({e}) what zfp-rs decodes",
+            case()
+        ),
+        (Ok(_), Err(e)) => panic!("{}: the decoder decodes what zfp-rs refuses ({e})", case()),
+    }
+}
+
 /// Arbitrary bytes as one bytes -> bytes codec's stored chunk (the blosc, zstd, lz4 and
 /// deflate targets): the first byte says whether the size the chunk must decode to is known
 /// and, with the next two, what it is (up to 64 KiB); the rest is the stream. A decode that

@@ -43,6 +43,12 @@ fn zfp_decode_corpus() {
     replay("zfp_decode", fuzzing::zfp_decode);
 }
 
+#[cfg(feature = "zfp")]
+#[test]
+fn zfp_kernel_corpus() {
+    replay("zfp_kernel", fuzzing::zfp_kernel);
+}
+
 #[cfg(feature = "pcodec")]
 #[test]
 fn pcodec_decode_corpus() {
