@@ -5,8 +5,8 @@
 // 64 x 256 x 256. Each stream is written by this package and decoded by zfpy in a Python
 // with zfpy==1.0.1 (ZFPY_PYTHON, default python3; without it only this package is timed),
 // and by this package: the codec's own decode (`ZfpCodec.decode`, what zarrita's get calls
-// per chunk) and a whole zarr.get. Prints the medians and each ratio to zfpy; `--json`
-// prints JSON; BENCH_ROUNDS sets the rounds (default 15).
+// per chunk), a whole `get` (the package's own path) and a whole zarr.get. Prints the medians and each ratio to zfpy; `--json`
+// prints JSON; BENCH_ROUNDS sets the rounds (default 15), BENCH_TOLERANCE the tolerance (default 1e-3).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -15,11 +15,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import * as zarr from "zarrita";
-import { loadZfp, registerCodecs } from "zarr-wasm-codecs";
+import { get as ownGet, loadZfp, registerCodecs } from "zarr-wasm-codecs";
 
 import { median } from "./util.mjs";
 
-const TOLERANCE = 1e-3;
+const TOLERANCE = Number(process.env.BENCH_TOLERANCE ?? 1e-3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 registerCodecs();
 
@@ -78,8 +78,10 @@ for (const { name, shape, values } of FIELDS) {
   const decoded = codec.decode(stream);
   const viaGet = await zarr.get(arr);
   if (sha(viaGet.data) !== sha(decoded)) throw new Error(`${name}: zarr.get and ZfpCodec.decode differ`);
+  if (sha((await ownGet(arr)).data) !== sha(decoded)) throw new Error(`${name}: get and ZfpCodec.decode differ`);
   const decode = [];
   const get = [];
+  const own = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved, so that both see the same state of the machine.
     let t0 = performance.now();
@@ -88,11 +90,14 @@ for (const { name, shape, values } of FIELDS) {
     t0 = performance.now();
     await zarr.get(arr);
     get.push(performance.now() - t0);
+    t0 = performance.now();
+    await ownGet(arr);
+    own.push(performance.now() - t0);
   }
   codec.free();
   const file = join(dir, `${results.length}.bin`);
   writeFileSync(file, stream);
-  results.push({ name, shape, stream_bytes: stream.length, decode_ms: median(decode), zarr_get_ms: median(get), sha256: sha(decoded), file });
+  results.push({ name, shape, stream_bytes: stream.length, decode_ms: median(decode), zarr_get_ms: median(get), get_ms: median(own), sha256: sha(decoded), file });
 }
 
 const python = process.env.ZFPY_PYTHON ?? "python3";
@@ -111,6 +116,7 @@ for (const [i, r] of results.entries()) {
   r.same_values_as_zfpy = zfpy[i].sha256 === r.sha256;
   r.decode_ratio = r.decode_ms / r.zfpy_ms;
   r.zarr_get_ratio = r.zarr_get_ms / r.zfpy_ms;
+  r.get_ratio = r.get_ms / r.zfpy_ms;
 }
 
 if (process.argv.includes("--json")) {
@@ -121,7 +127,7 @@ if (process.argv.includes("--json")) {
     const vs = (ms, ratio) => `${ms.toFixed(2).padStart(7)} ms${ratio === undefined ? "" : ` (${ratio.toFixed(2)}x)`}`;
     console.log(`  ${r.name.padEnd(15)} ${r.shape.join(" x ").padEnd(14)} stream ${(r.stream_bytes / 1e6).toFixed(2)} MB` +
       (r.zfpy_ms === undefined ? "" : `  zfpy ${r.zfpy_ms.toFixed(2).padStart(6)} ms`) +
-      `  ZfpCodec.decode ${vs(r.decode_ms, r.decode_ratio)}  zarr.get ${vs(r.zarr_get_ms, r.zarr_get_ratio)}` +
+      `  ZfpCodec.decode ${vs(r.decode_ms, r.decode_ratio)}  get ${vs(r.get_ms, r.get_ratio)}  zarr.get ${vs(r.zarr_get_ms, r.zarr_get_ratio)}` +
       (r.same_values_as_zfpy === false ? "  VALUES DIFFER FROM ZFPY" : ""));
   }
   if (typeof zfpy === "string") console.log(`  zfpy: ${zfpy}`);
