@@ -406,55 +406,49 @@ pub trait BlockInt: Copy + Default {
     fn twice(self) -> Self;
 }
 
-impl BlockInt for i32 {
-    type Coded = u32;
-    #[inline(always)]
-    fn from_negabinary(u: u32) -> Self {
-        const MASK: u32 = 0xaaaa_aaaa;
-        ((u ^ MASK).wrapping_sub(MASK)) as i32
-    }
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        self.wrapping_add(o)
-    }
-    #[inline(always)]
-    fn sub(self, o: Self) -> Self {
-        self.wrapping_sub(o)
-    }
-    #[inline(always)]
-    fn half(self) -> Self {
-        self >> 1
-    }
-    #[inline(always)]
-    fn twice(self) -> Self {
-        self.wrapping_shl(1)
-    }
-}
+/// zfp's two block integer types, with their coded (negabinary) widths.
+macro_rules! block_int {
+    ($($int:ty, $coded:ty, $mask:expr);*) => {$(
+        impl BlockInt for $int {
+            type Coded = $coded;
+            #[inline(always)]
+            fn from_negabinary(u: $coded) -> Self {
+                ((u ^ $mask).wrapping_sub($mask)) as $int
+            }
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            #[inline(always)]
+            fn sub(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+            #[inline(always)]
+            fn half(self) -> Self {
+                self >> 1
+            }
+            #[inline(always)]
+            fn twice(self) -> Self {
+                self.wrapping_shl(1)
+            }
+        }
 
-impl BlockInt for i64 {
-    type Coded = u64;
-    #[inline(always)]
-    fn from_negabinary(u: u64) -> Self {
-        const MASK: u64 = 0xaaaa_aaaa_aaaa_aaaa;
-        ((u ^ MASK).wrapping_sub(MASK)) as i64
-    }
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        self.wrapping_add(o)
-    }
-    #[inline(always)]
-    fn sub(self, o: Self) -> Self {
-        self.wrapping_sub(o)
-    }
-    #[inline(always)]
-    fn half(self) -> Self {
-        self >> 1
-    }
-    #[inline(always)]
-    fn twice(self) -> Self {
-        self.wrapping_shl(1)
-    }
+        /// Integer fields: a block's values are its integers.
+        impl Decodable for $int {
+            type Int = $int;
+            const EBITS: u32 = 0;
+            const EBIAS: i32 = 0;
+            #[inline(always)]
+            fn from_block(i: $int, _: $int) -> $int {
+                i
+            }
+            fn scale(_: i32) -> $int {
+                1
+            }
+        }
+    )*};
 }
+block_int!(i32, u32, 0xaaaa_aaaa; i64, u64, 0xaaaa_aaaa_aaaa_aaaa);
 
 /// The inverse of zfp's lifting step on four values `stride` apart from `at`.
 #[inline(always)]
@@ -617,32 +611,6 @@ impl Decodable for f64 {
         } else {
             0.0
         }
-    }
-}
-
-impl Decodable for i32 {
-    type Int = i32;
-    const EBITS: u32 = 0;
-    const EBIAS: i32 = 0;
-    #[inline(always)]
-    fn from_block(i: i32, _: i32) -> i32 {
-        i
-    }
-    fn scale(_: i32) -> i32 {
-        1
-    }
-}
-
-impl Decodable for i64 {
-    type Int = i64;
-    const EBITS: u32 = 0;
-    const EBIAS: i32 = 0;
-    #[inline(always)]
-    fn from_block(i: i64, _: i64) -> i64 {
-        i
-    }
-    fn scale(_: i32) -> i64 {
-        1
     }
 }
 
