@@ -574,45 +574,32 @@ pub trait Decodable: Copy + Default {
     fn scale(emax: i32) -> Self;
 }
 
-impl Decodable for f32 {
-    type Int = i32;
-    const EBITS: u32 = 8;
-    const EBIAS: i32 = 127;
-    #[inline(always)]
-    fn from_block(i: i32, scale: f32) -> f32 {
-        i as f32 * scale
-    }
-    fn scale(emax: i32) -> f32 {
-        let e = emax - 30;
-        if e >= -126 {
-            f32::from_bits(((e + 127) as u32) << 23)
-        } else if e >= -149 {
-            f32::from_bits(1u32 << (e + 149))
-        } else {
-            0.0
+/// zfp's two float types: exponent bits and bias, the block integer, and the scale
+/// 2^(emax - (int bits - 2)) built from its bits (normal, subnormal, or 0 below).
+macro_rules! block_float {
+    ($($float:ty, $int:ty, $bits:ty, $ebits:expr, $ebias:expr, $shift:expr, $mantissa:expr);*) => {$(
+        impl Decodable for $float {
+            type Int = $int;
+            const EBITS: u32 = $ebits;
+            const EBIAS: i32 = $ebias;
+            #[inline(always)]
+            fn from_block(i: $int, scale: $float) -> $float {
+                i as $float * scale
+            }
+            fn scale(emax: i32) -> $float {
+                let e = emax - $shift;
+                if e >= 1 - $ebias {
+                    <$float>::from_bits(((e + $ebias) as $bits) << $mantissa)
+                } else if e >= 1 - $ebias - $mantissa {
+                    <$float>::from_bits(1 << (e + $ebias - 1 + $mantissa))
+                } else {
+                    0.0
+                }
+            }
         }
-    }
+    )*};
 }
-
-impl Decodable for f64 {
-    type Int = i64;
-    const EBITS: u32 = 11;
-    const EBIAS: i32 = 1023;
-    #[inline(always)]
-    fn from_block(i: i64, scale: f64) -> f64 {
-        i as f64 * scale
-    }
-    fn scale(emax: i32) -> f64 {
-        let e = emax - 62;
-        if e >= -1022 {
-            f64::from_bits(((e + 1023) as u64) << 52)
-        } else if e >= -1074 {
-            f64::from_bits(1u64 << (e + 1074))
-        } else {
-            0.0
-        }
-    }
-}
+block_float!(f32, i32, u32, 8, 127, 30, 23; f64, i64, u64, 11, 1023, 62, 52);
 
 /// The bit planes a float block codes: zfp's `precision`, from its exponent and the parameters.
 fn float_precision(emax: i32, p: &Params, dims: usize) -> u32 {
