@@ -138,6 +138,31 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The rest of a bit plane after the bits of its first `n` coefficients: group tests, a 1
+    /// saying another coefficient becomes significant, found by a run of 0s ended by a 1 (none
+    /// is read for the last coefficient, nor past the budget `bits`), and a 0 ending the plane.
+    /// Calls `significant` with each coefficient found; `bits` and `n` are left as read.
+    #[inline(always)]
+    fn group_tests(
+        &mut self,
+        bits: &mut u32,
+        n: &mut u32,
+        size: u32,
+        mut significant: impl FnMut(u32),
+    ) {
+        while *bits != 0 && *n < size {
+            *bits -= 1;
+            if self.bit() == 0 {
+                break;
+            }
+            let (zeros, read) = self.zeros_then_one((*bits).min(size - 1 - *n));
+            *bits -= read;
+            *n += zeros;
+            significant(*n);
+            *n += 1;
+        }
+    }
+
     #[inline(always)]
     fn consume(&mut self, n: u32) {
         self.buffer = if n >= 64 { 0 } else { self.buffer >> n };
@@ -226,24 +251,11 @@ fn decode_planes<U: Plane, const SIZE: usize>(
     let mut work = 0;
     while bits != 0 && k > kmin {
         k -= 1;
-        let plane = U::bit(k);
         if size <= 64 {
             let m = n.min(bits);
             bits -= m;
             let mut x = r.bits(m);
-            while bits != 0 && n < size {
-                bits -= 1;
-                if r.bit() == 0 {
-                    break;
-                }
-                // The next significant coefficient: a run of 0s ended by a 1 (none is read for
-                // the last coefficient, nor past the budget).
-                let (zeros, read) = r.zeros_then_one(bits.min(size - 1 - n));
-                bits -= read;
-                n += zeros;
-                x |= 1u64 << n;
-                n += 1;
-            }
+            r.group_tests(&mut bits, &mut n, size, |i| x |= 1u64 << i);
             if size == 4 {
                 for (i, d) in data.iter_mut().enumerate() {
                     *d = d.or(U::from_low((x >> i) & 1).shl(k));
@@ -253,6 +265,7 @@ fn decode_planes<U: Plane, const SIZE: usize>(
                 work += n;
             }
         } else {
+            let plane = U::bit(k);
             let m = n.min(bits);
             bits -= m;
             for d in data.iter_mut().take(m as usize) {
@@ -260,17 +273,9 @@ fn decode_planes<U: Plane, const SIZE: usize>(
                     *d = d.or(plane);
                 }
             }
-            while bits != 0 && n < size {
-                bits -= 1;
-                if r.bit() == 0 {
-                    break;
-                }
-                let (zeros, read) = r.zeros_then_one(bits.min(size - 1 - n));
-                bits -= read;
-                n += zeros;
-                data[n as usize] = data[n as usize].or(plane);
-                n += 1;
-            }
+            r.group_tests(&mut bits, &mut n, size, |i| {
+                data[i as usize] = data[i as usize].or(plane);
+            });
         }
     }
     if size > 4 && size <= 64 {
