@@ -70,6 +70,20 @@ pub(crate) fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<V
     Ok(Uint8Array::new_with_byte_offset_and_length(&buffer, offset, length).to_vec())
 }
 
+/// Refuses a chunk's values given as little-endian bytes that are not `count` values of
+/// `dtype` (CHUNK_LENGTH, in bytes).
+pub(crate) fn check_chunk_bytes(raw: &[u8], count: usize, dtype: DataType) -> Result<(), JsValue> {
+    let expected = count * dtype.size();
+    if raw.len() != expected {
+        return Err(js_error(Error::ChunkLength {
+            what: "bytes",
+            expected,
+            actual: raw.len(),
+        }));
+    }
+    Ok(())
+}
+
 /// A typed array holding `data` (a copy out of wasm memory). float16 becomes a Float16Array
 /// where the engine has one, else a Uint16Array of the bits.
 pub(crate) fn to_typed_array(data: &ArrayData) -> JsValue {

@@ -10,7 +10,7 @@ use zarr_wasm_codecs::dtype::DataType;
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;
-use common::{js_error, parse_json, to_typed_array, typed_array_bytes};
+use common::{check_chunk_bytes, js_error, parse_json, to_typed_array, typed_array_bytes};
 
 /// `numcodecs.pcodec` for one array's chunks: a pco stream per chunk, of the chunk's values in
 /// C order.
@@ -62,8 +62,10 @@ impl PcodecCodec {
 
     /// A pco stream -> a typed array of the chunk's values.
     pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        let raw = self.pcodec.decode(bytes, self.count).map_err(js_error)?;
-        let values = ArrayData::from_le_bytes(self.dtype, &raw).map_err(js_error)?;
+        let values = self
+            .pcodec
+            .decode_values(bytes, self.count)
+            .map_err(js_error)?;
         Ok(to_typed_array(&values))
     }
 
@@ -90,13 +92,7 @@ impl PcodecCodec {
     /// path).
     #[wasm_bindgen(js_name = encodeBytes)]
     pub fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
-        if raw.len() != self.count * self.dtype.size() {
-            return Err(js_error(zarr_wasm_codecs::error::Error::ChunkLength {
-                what: "bytes",
-                expected: self.count * self.dtype.size(),
-                actual: raw.len(),
-            }));
-        }
+        check_chunk_bytes(raw, self.count, self.dtype)?;
         self.pcodec.encode(raw).map_err(js_error)
     }
 }

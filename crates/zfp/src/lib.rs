@@ -9,7 +9,7 @@ use zarr_wasm_codecs::dtype::DataType;
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;
-use common::{js_error, parse_json, to_typed_array, typed_array_bytes};
+use common::{check_chunk_bytes, js_error, parse_json, to_typed_array, typed_array_bytes};
 
 /// The zfp array -> bytes codec, in its own wasm module, so that readers of packed integers
 /// never download it.
@@ -80,13 +80,7 @@ impl ZfpCodec {
     /// write path).
     #[wasm_bindgen(js_name = encodeBytes)]
     pub fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
-        if raw.len() != self.count * self.dtype.size() {
-            return Err(js_error(zarr_wasm_codecs::error::Error::ChunkLength {
-                what: "bytes",
-                expected: self.count * self.dtype.size(),
-                actual: raw.len(),
-            }));
-        }
+        check_chunk_bytes(raw, self.count, self.dtype)?;
         let values = ArrayData::from_le_bytes(self.dtype, raw).map_err(js_error)?;
         self.zfp.encode(&values).map_err(js_error)
     }
