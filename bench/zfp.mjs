@@ -5,7 +5,8 @@
 // 64 x 256 x 256. Each stream is written by this package and decoded by zfpy in a Python
 // with zfpy==1.0.1 (ZFPY_PYTHON, default python3; without it only this package is timed),
 // and by this package: the codec's own decode (`ZfpCodec.decode`, what zarrita's get calls
-// per chunk), a whole `get` (the package's own path) and a whole zarr.get. Prints the medians and each ratio to zfpy; `--json`
+// per chunk), a whole `get` (the package's own path) and a whole zarr.get, zfpy and this package
+// taking turns in blocks of three rounds. Prints the medians and each ratio to zfpy; `--json`
 // prints JSON; BENCH_ROUNDS sets the rounds (default 15), BENCH_TOLERANCE the tolerance (default 1e-3).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -62,7 +63,8 @@ const config = { mode: "fixed_accuracy", tolerance: TOLERANCE };
 const sha = (v) => createHash("sha256").update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).digest("hex");
 const dir = mkdtempSync(join(tmpdir(), "zfp-bench-"));
 
-const results = [];
+// Each field's stream, written by this package, checked and kept in a file for zfpy.
+const fields = [];
 for (const { name, shape, values } of FIELDS) {
   const meta = {
     zarr_format: 3, node_type: "array", shape, data_type: "float32",
@@ -79,56 +81,83 @@ for (const { name, shape, values } of FIELDS) {
   const viaGet = await zarr.get(arr);
   if (sha(viaGet.data) !== sha(decoded)) throw new Error(`${name}: zarr.get and ZfpCodec.decode differ`);
   if (sha((await ownGet(arr)).data) !== sha(decoded)) throw new Error(`${name}: get and ZfpCodec.decode differ`);
-  const decode = [];
-  const get = [];
-  const own = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    // Interleaved, so that both see the same state of the machine.
-    let t0 = performance.now();
-    codec.decode(stream);
-    decode.push(performance.now() - t0);
-    t0 = performance.now();
-    await zarr.get(arr);
-    get.push(performance.now() - t0);
-    t0 = performance.now();
-    await ownGet(arr);
-    own.push(performance.now() - t0);
-  }
-  codec.free();
-  const file = join(dir, `${results.length}.bin`);
+  const file = join(dir, `${fields.length}.bin`);
   writeFileSync(file, stream);
-  results.push({ name, shape, stream_bytes: stream.length, decode_ms: median(decode), zarr_get_ms: median(get), get_ms: median(own), sha256: sha(decoded), file });
+  // A viewer reading into the same output again (`options.out`): no new 16 MB to allocate and
+  // fault in, as zfpy in a warm process has none either.
+  const out = new Float32Array(values.length);
+  await ownGet(arr, null, { out });
+  if (sha(out) !== sha(decoded)) throw new Error(`${name}: get into out and ZfpCodec.decode differ`);
+  const reads = {
+    decode: () => codec.decode(stream),
+    zarr_get: () => zarr.get(arr),
+    get: () => ownGet(arr),
+    get_out: () => ownGet(arr, null, { out }),
+  };
+  fields.push({ name, shape, stream, codec, file, sha256: sha(decoded), reads, times: { decode: [], zarr_get: [], get: [], get_out: [] }, zfpy: [] });
 }
 
+// Rounds run in blocks of three; before each block, zfpy decodes every field in a Python process
+// of its own, so that both sides are timed in the same stretch of the machine's time.
+const BLOCK = 3;
 const python = process.env.ZFPY_PYTHON ?? "python3";
-let zfpy;
-try {
-  const script = fileURLToPath(new URL("./zfpy_decode.py", import.meta.url));
-  const jobs = results.map((r) => ({ file: r.file, shape: r.shape, tolerance: TOLERANCE }));
-  zfpy = JSON.parse(execFileSync(python, [script, JSON.stringify(jobs), String(ROUNDS)], { encoding: "utf8" }));
-} catch (e) {
-  zfpy = `not run: ${String(e.message).split("\n")[0]}`;
+const script = fileURLToPath(new URL("./zfpy_decode.py", import.meta.url));
+const jobs = fields.map((f) => ({ file: f.file, shape: f.shape, tolerance: TOLERANCE }));
+let zfpy = "run";
+const zfpySha = [];
+for (let done = 0; done < ROUNDS; done += BLOCK) {
+  const rounds = Math.min(BLOCK, ROUNDS - done);
+  if (zfpy === "run") {
+    try {
+      const got = JSON.parse(execFileSync(python, [script, JSON.stringify(jobs), String(rounds)], { encoding: "utf8" }));
+      for (const [i, f] of fields.entries()) {
+        f.zfpy.push(...got[i].times_ms);
+        zfpySha[i] = got[i].sha256;
+      }
+    } catch (e) {
+      zfpy = `not run: ${String(e.message).split("\n")[0]}`;
+    }
+  }
+  for (const f of fields) {
+    for (let r = 0; r < rounds; r++) {
+      // Interleaved, so that every read sees the same state of the machine.
+      for (const [read, run] of Object.entries(f.reads)) {
+        const t0 = performance.now();
+        await run();
+        f.times[read].push(performance.now() - t0);
+      }
+    }
+  }
 }
-for (const [i, r] of results.entries()) {
-  delete r.file;
-  if (typeof zfpy === "string") continue;
-  r.zfpy_ms = zfpy[i].median_ms;
-  r.same_values_as_zfpy = zfpy[i].sha256 === r.sha256;
-  r.decode_ratio = r.decode_ms / r.zfpy_ms;
-  r.zarr_get_ratio = r.zarr_get_ms / r.zfpy_ms;
-  r.get_ratio = r.get_ms / r.zfpy_ms;
-}
+
+const results = fields.map((f, i) => {
+  f.codec.free();
+  const r = {
+    name: f.name, shape: f.shape, stream_bytes: f.stream.length,
+    decode_ms: median(f.times.decode), zarr_get_ms: median(f.times.zarr_get), get_ms: median(f.times.get),
+    get_out_ms: median(f.times.get_out), sha256: f.sha256,
+  };
+  if (zfpy === "run") {
+    r.zfpy_ms = median(f.zfpy);
+    r.same_values_as_zfpy = zfpySha[i] === f.sha256;
+    r.decode_ratio = r.decode_ms / r.zfpy_ms;
+    r.zarr_get_ratio = r.zarr_get_ms / r.zfpy_ms;
+    r.get_ratio = r.get_ms / r.zfpy_ms;
+    r.get_out_ratio = r.get_out_ms / r.zfpy_ms;
+  }
+  return r;
+});
 
 if (process.argv.includes("--json")) {
-  console.log(JSON.stringify({ rounds: ROUNDS, tolerance: TOLERANCE, fields: results, zfpy: typeof zfpy === "string" ? zfpy : "run" }, null, 2));
+  console.log(JSON.stringify({ rounds: ROUNDS, tolerance: TOLERANCE, fields: results, zfpy }, null, 2));
 } else {
   console.log(`zfp decode, 4M float32 values (fixed_accuracy ${TOLERANCE}), ${ROUNDS} rounds (medians)`);
   for (const r of results) {
     const vs = (ms, ratio) => `${ms.toFixed(2).padStart(7)} ms${ratio === undefined ? "" : ` (${ratio.toFixed(2)}x)`}`;
     console.log(`  ${r.name.padEnd(15)} ${r.shape.join(" x ").padEnd(14)} stream ${(r.stream_bytes / 1e6).toFixed(2)} MB` +
       (r.zfpy_ms === undefined ? "" : `  zfpy ${r.zfpy_ms.toFixed(2).padStart(6)} ms`) +
-      `  ZfpCodec.decode ${vs(r.decode_ms, r.decode_ratio)}  get ${vs(r.get_ms, r.get_ratio)}  zarr.get ${vs(r.zarr_get_ms, r.zarr_get_ratio)}` +
+      `  ZfpCodec.decode ${vs(r.decode_ms, r.decode_ratio)}  get ${vs(r.get_ms, r.get_ratio)}  get into out ${vs(r.get_out_ms, r.get_out_ratio)}  zarr.get ${vs(r.zarr_get_ms, r.zarr_get_ratio)}` +
       (r.same_values_as_zfpy === false ? "  VALUES DIFFER FROM ZFPY" : ""));
   }
-  if (typeof zfpy === "string") console.log(`  zfpy: ${zfpy}`);
+  if (zfpy !== "run") console.log(`  zfpy: ${zfpy}`);
 }

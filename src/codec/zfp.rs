@@ -295,6 +295,16 @@ impl Zfp {
 
     fn decompress<T: ZfpScalar + Decodable>(&self, bytes: &[u8]) -> Result<Vec<T>> {
         let mut out = vec![T::default(); self.len];
+        self.decompress_into(bytes, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes into `out`, which holds this chunk's count of values.
+    fn decompress_into<T: ZfpScalar + Decodable>(
+        &self,
+        bytes: &[u8],
+        out: &mut Vec<T>,
+    ) -> Result<()> {
         // zfp's reversible mode is any minimum exponent below ZFP_MIN_EXP (-1074), also as
         // expert parameters: zfp-rs decodes it.
         if self.config.min_exp() >= -1074 {
@@ -304,10 +314,37 @@ impl Zfp {
                 maxprec: self.config.max_prec(),
                 minexp: self.config.min_exp(),
             };
-            super::zfp_kernel::decode(bytes, &params, &self.dims, &mut out)?;
-            return Ok(out);
+            return super::zfp_kernel::decode(bytes, &params, &self.dims, out);
         }
-        self.decompress_with_zfp_rs(bytes, out)
+        let values = std::mem::take(out);
+        *out = self.decompress_with_zfp_rs(bytes, values)?;
+        Ok(())
+    }
+
+    /// [`Zfp::decode`] into `out`, reusing its allocation when it already holds this chunk's
+    /// count of values of the type zfp decodes (a reader decoding chunk after chunk of one
+    /// shape): no new buffer to allocate and zero for each chunk. After an error, `out`'s
+    /// values are unspecified.
+    pub fn decode_into(&self, bytes: &[u8], out: &mut ArrayData) -> Result<()> {
+        let n = self.len;
+        match (self.dtype, &mut *out) {
+            (DataType::Float32, ArrayData::Float32(v)) if n > 0 && v.len() == n => {
+                self.decompress_into(bytes, v)
+            }
+            (DataType::Float64, ArrayData::Float64(v)) if n > 0 && v.len() == n => {
+                self.decompress_into(bytes, v)
+            }
+            (DataType::Int32, ArrayData::Int32(v)) if n > 0 && v.len() == n => {
+                self.decompress_into(bytes, v)
+            }
+            (DataType::Int64, ArrayData::Int64(v)) if n > 0 && v.len() == n => {
+                self.decompress_into(bytes, v)
+            }
+            _ => {
+                *out = self.decode(bytes)?;
+                Ok(())
+            }
+        }
     }
 
     /// zfp-rs's decode (reversible mode, and the reference the kernel is tested against).

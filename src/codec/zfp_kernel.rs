@@ -12,7 +12,11 @@
 //! purpose, where a block needs bits past the stream's last byte: zfp reads whole 64-bit words,
 //! so a stream cut inside its last word there decodes the missing bits as zeros.
 
+use std::ops::Range;
+
 use crate::error::{Error, Result};
+
+const TRANSPOSE_WORK_SIMD: u32 = 128;
 
 /// zfp's codec parameters (its "expert mode"): every mode but reversible is a setting of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,90 +27,79 @@ pub struct Params {
     pub minexp: i32,
 }
 
-/// Reads a zfp stream a bit at a time, least significant bit of each little-endian 64-bit word
-/// first, as zfp writes it; bytes past the stream's end read as zeros (the caller checks the
-/// position against the stream's length).
+/// Reads a zfp stream, least significant bit of each little-endian 64-bit word first, as zfp
+/// writes it; bytes past the stream's end read as zeros (the caller checks the position
+/// against the stream's length). Each read looks at the 57 or more bits from the current
+/// position on, loaded afresh from the bytes, so that its only state is the position.
 struct Reader<'a> {
     bytes: &'a [u8],
-    /// Bits not yet read from the current word, lowest first.
-    buffer: u64,
-    /// How many bits `buffer` holds.
-    held: u32,
-    /// The next word to load.
-    next: usize,
-    /// Whether a seek has loaded a word past the stream's (zero-padded) last word, where zfp
-    /// reads past the end of its buffer.
+    /// The position of the next bit to read.
+    pos: u64,
+    /// Whether a seek has landed inside a word past the stream's (zero-padded) last word,
+    /// where zfp reads past the end of its buffer.
     overread: bool,
 }
+
+/// How many of the bits [`Reader::peek`] returns are the stream's (at least).
+const PEEKED: u32 = 57;
 
 impl<'a> Reader<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         Self {
             bytes,
-            buffer: 0,
-            held: 0,
-            next: 0,
+            pos: 0,
             overread: false,
         }
     }
 
+    /// The bits from the position on, the next one lowest: [`PEEKED`] of them or more.
     #[inline(always)]
-    fn word(&self, index: usize) -> u64 {
-        let start = index.saturating_mul(8);
-        match self.bytes.get(start..start.saturating_add(8)) {
-            Some(w) => u64::from_le_bytes(w.try_into().expect("eight bytes")),
-            None => {
-                let mut w = [0u8; 8];
-                if let Some(tail) = self.bytes.get(start..) {
-                    w[..tail.len()].copy_from_slice(tail);
-                }
-                u64::from_le_bytes(w)
-            }
+    fn peek(&self) -> u64 {
+        let byte = usize::try_from(self.pos / 8).unwrap_or(usize::MAX);
+        let word = match self.bytes.get(byte..).and_then(|b| b.first_chunk::<8>()) {
+            Some(&w) => u64::from_le_bytes(w),
+            None => self.last_bytes(byte),
+        };
+        word >> (self.pos % 8)
+    }
+
+    /// The eight bytes from `byte` on where fewer than eight are left, zero-padded.
+    #[cold]
+    #[inline(never)]
+    fn last_bytes(&self, byte: usize) -> u64 {
+        let mut w = [0u8; 8];
+        if let Some(rest) = self.bytes.get(byte..) {
+            w[..rest.len()].copy_from_slice(rest);
         }
+        u64::from_le_bytes(w)
     }
 
     /// The position of the next bit to read.
     #[inline(always)]
     fn position(&self) -> u64 {
-        self.next as u64 * 64 - u64::from(self.held)
+        self.pos
     }
 
     #[inline(always)]
     fn bit(&mut self) -> u64 {
-        if self.held == 0 {
-            self.buffer = self.word(self.next);
-            self.next += 1;
-            self.held = 64;
-        }
-        let bit = self.buffer & 1;
-        self.buffer >>= 1;
-        self.held -= 1;
+        let bit = self.peek() & 1;
+        self.pos += 1;
         bit
     }
 
     /// The next `n` bits (0 to 64), the first read lowest.
     #[inline(always)]
     fn bits(&mut self, n: u32) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        let mut value = self.buffer;
-        if self.held >= n {
-            self.buffer = if n == 64 { 0 } else { self.buffer >> n };
-            self.held -= n;
-        } else {
-            let w = self.word(self.next);
-            self.next += 1;
-            // held < n <= 64, so held < 64.
-            value |= w << self.held;
-            let used = n - self.held;
-            self.buffer = if used == 64 { 0 } else { w >> used };
-            self.held = 64 - used;
-        }
-        if n == 64 {
+        if n < PEEKED {
+            let value = self.peek() & ((1u64 << n) - 1);
+            self.pos += u64::from(n);
             value
         } else {
-            value & ((1u64 << n) - 1)
+            let low = self.peek() & 0xffff_ffff;
+            self.pos += 32;
+            let high = self.peek() & (u64::MAX >> (96 - n));
+            self.pos += u64::from(n) - 32;
+            low | high << 32
         }
     }
 
@@ -116,25 +109,19 @@ impl<'a> Reader<'a> {
     fn zeros_then_one(&mut self, limit: u32) -> (u32, u32) {
         let mut zeros = 0;
         loop {
-            if self.held == 0 {
-                self.buffer = self.word(self.next);
-                self.next += 1;
-                self.held = 64;
-            }
             let left = limit - zeros;
-            // 0s before the next 1 among the bits held (all of them when none is a 1).
-            let run = self.buffer.trailing_zeros().min(self.held);
-            if run < left && run < self.held {
-                // The 1 is read too.
-                self.consume(run + 1);
+            // 0s before the next 1 (64 when there is none among the bits peeked).
+            let run = self.peek().trailing_zeros();
+            if run < left && run < PEEKED {
+                self.pos += u64::from(run) + 1;
                 return (zeros + run, zeros + run + 1);
             }
-            if left <= self.held {
-                self.consume(left);
+            if left <= PEEKED {
+                self.pos += u64::from(left);
                 return (limit, limit);
             }
-            zeros += self.held;
-            self.held = 0;
+            zeros += PEEKED;
+            self.pos += u64::from(PEEKED);
         }
     }
 
@@ -152,10 +139,21 @@ impl<'a> Reader<'a> {
     ) {
         while *bits != 0 && *n < size {
             *bits -= 1;
-            if self.bit() == 0 {
+            let w = self.peek();
+            if w & 1 == 0 {
+                self.pos += 1;
                 break;
             }
-            let (zeros, read) = self.zeros_then_one((*bits).min(size - 1 - *n));
+            let limit = (*bits).min(size - 1 - *n);
+            // The common case: the run and its 1 among the bits peeked.
+            let run = (w >> 1).trailing_zeros();
+            let (zeros, read) = if run < limit && run < PEEKED - 1 {
+                self.pos += u64::from(run) + 2;
+                (run, run + 1)
+            } else {
+                self.pos += 1;
+                self.zeros_then_one(limit)
+            };
             *bits -= read;
             *n += zeros;
             significant(*n);
@@ -164,25 +162,15 @@ impl<'a> Reader<'a> {
     }
 
     #[inline(always)]
-    fn consume(&mut self, n: u32) {
-        self.buffer = if n >= 64 { 0 } else { self.buffer >> n };
-        self.held -= n;
-    }
-
     fn seek(&mut self, position: u64) {
-        self.next = usize::try_from(position / 64).unwrap_or(usize::MAX / 8);
-        let within = (position % 64) as u32;
-        if within == 0 {
-            self.held = 0;
-            self.buffer = 0;
-        } else {
-            self.overread |= self.next >= self.bytes.len().div_ceil(8);
-            self.buffer = self.word(self.next) >> within;
-            self.next += 1;
-            self.held = 64 - within;
-        }
+        // zfp loads the word a position inside a word is in.
+        let word = position / 64;
+        let words = (self.bytes.len() as u64).div_ceil(8);
+        self.overread |= !position.is_multiple_of(64) && word >= words;
+        self.pos = position;
     }
 
+    #[inline(always)]
     fn skip(&mut self, n: u32) {
         let to = self.position() + u64::from(n);
         self.seek(to);
@@ -215,6 +203,24 @@ const PERM_4: [u8; 256] = [
 ];
 const PERM_1: [u8; 4] = [0, 1, 2, 3];
 
+/// The inverse of a coefficient order: entry `j` is the position in the coded sequence of
+/// block index `j`.
+#[cfg(target_arch = "wasm32")]
+const fn invert<const N: usize>(perm: &[u8; N]) -> [u8; N] {
+    let mut inv = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        inv[perm[i] as usize] = i as u8;
+        i += 1;
+    }
+    inv
+}
+#[cfg(target_arch = "wasm32")]
+const INV_PERM_3: [u8; 64] = invert(&PERM_3);
+#[cfg(target_arch = "wasm32")]
+const INV_PERM_4: [u8; 256] = invert(&PERM_4);
+
+#[inline(always)]
 fn perm(dims: usize) -> &'static [u8] {
     match dims {
         1 => &PERM_1,
@@ -224,7 +230,8 @@ fn perm(dims: usize) -> &'static [u8] {
     }
 }
 
-/// Decodes the bit planes of one block's `size` coefficients (negabinary, `intprec` bits) with
+/// Decodes the bit planes of one block's `size` coefficients (negabinary, `intprec` bits; `data`
+/// all 0 on entry) with
 /// at most `maxbits` bits and `maxprec` planes; returns the bits read. Plane by plane from the
 /// most significant: the first `n` coefficients (those already found significant) are `n` bits
 /// as they are; then group tests: a 1 says another coefficient becomes significant, found by
@@ -241,7 +248,6 @@ fn decode_planes<U: Plane, const SIZE: usize>(
     let intprec = U::BITS;
     let kmin = intprec.saturating_sub(maxprec);
     let mut bits = maxbits;
-    *data = [U::default(); SIZE];
     let mut n = 0u32;
     let mut k = intprec;
     // Blocks of 16 or 64 coefficients: each plane's bits kept as a row, and the rows turned
@@ -280,13 +286,7 @@ fn decode_planes<U: Plane, const SIZE: usize>(
     }
     if size > 4 && size <= 64 {
         if work < U::TRANSPOSE_WORK {
-            for kk in k..top {
-                let x = planes[kk as usize];
-                let len = 64 - x.leading_zeros() as usize;
-                for (i, d) in data.iter_mut().enumerate().take(len) {
-                    *d = d.or(U::from_low((x >> i) & 1).shl(kk));
-                }
-            }
+            U::deposit(planes, k..top, n, data);
         } else {
             planes[..k as usize].fill(0);
             U::from_planes(planes, data);
@@ -320,6 +320,23 @@ pub trait Plane: Copy + Default {
     /// Coefficients from bit planes: `planes[k]` has bit i set where coefficient i has bit k
     /// (i < 64); or'd into `data`.
     fn from_planes(planes: &mut [u64; 64], data: &mut [Self]);
+    /// The same from the rows `ks` alone, whose bits are those of the first `n` coefficients,
+    /// a row's bits one at a time; `data` all 0 on entry.
+    #[inline(always)]
+    fn deposit<const SIZE: usize>(
+        planes: &[u64; 64],
+        ks: Range<u32>,
+        _n: u32,
+        data: &mut [Self; SIZE],
+    ) {
+        for k in ks {
+            let x = planes[k as usize];
+            let len = 64 - x.leading_zeros() as usize;
+            for (i, d) in data.iter_mut().enumerate().take(len) {
+                *d = d.or(Self::from_low((x >> i) & 1).shl(k));
+            }
+        }
+    }
     fn bit(k: u32) -> Self;
     fn from_low(x: u64) -> Self;
     fn or(self, o: Self) -> Self;
@@ -328,7 +345,21 @@ pub trait Plane: Copy + Default {
 
 impl Plane for u32 {
     const BITS: u32 = 32;
-    const TRANSPOSE_WORK: u32 = 96;
+    const TRANSPOSE_WORK: u32 = if cfg!(target_arch = "wasm32") {
+        TRANSPOSE_WORK_SIMD
+    } else {
+        96
+    };
+    #[cfg(target_arch = "wasm32")]
+    #[inline(always)]
+    fn deposit<const SIZE: usize>(
+        planes: &[u64; 64],
+        ks: Range<u32>,
+        n: u32,
+        data: &mut [u32; SIZE],
+    ) {
+        simd::deposit(planes, ks, n, data);
+    }
     #[inline(always)]
     fn from_planes(planes: &mut [u64; 64], data: &mut [Self]) {
         // Two 32 x 32 matrices at once, coefficients 0..32 in the low halves, 32..64 in the
@@ -409,13 +440,27 @@ pub trait BlockInt: Copy + Default {
     fn sub(self, o: Self) -> Self;
     fn half(self) -> Self;
     fn twice(self) -> Self;
+    /// A block's coefficients, in the coded order of a block of `D` dimensions, to its
+    /// integers: put in place and inverse-transformed.
+    #[inline(always)]
+    fn reorder_xform<const D: usize, const SIZE: usize>(
+        coded: &[Self::Coded; SIZE],
+        out: &mut [Self; SIZE],
+    ) {
+        for (&u, &to) in coded.iter().zip(perm(D)) {
+            // The tables hold indices below SIZE: the mask only spares a bounds check.
+            out[usize::from(to) & (SIZE - 1)] = Self::from_negabinary(u);
+        }
+        inv_xform(out.as_chunks_mut::<4>().0);
+    }
 }
 
 /// zfp's two block integer types, with their coded (negabinary) widths.
 macro_rules! block_int {
-    ($($int:ty, $coded:ty, $mask:expr);*) => {$(
+    ($($int:ident, $coded:ty, $mask:expr);*) => {$(
         impl BlockInt for $int {
             type Coded = $coded;
+            block_int!(@xform $int);
             #[inline(always)]
             fn from_negabinary(u: $coded) -> Self {
                 ((u ^ $mask).wrapping_sub($mask)) as $int
@@ -452,103 +497,305 @@ macro_rules! block_int {
             }
         }
     )*};
+    (@xform i32) => {
+        #[cfg(target_arch = "wasm32")]
+        #[inline(always)]
+        fn reorder_xform<const D: usize, const SIZE: usize>(
+            coded: &[u32; SIZE],
+            out: &mut [i32; SIZE],
+        ) {
+            let rows = out.as_chunks_mut::<4>().0;
+            match D {
+                2 => {
+                    // Put in place one value at a time: for 16 values, cheaper than gathering.
+                    let mut block = [0i32; 16];
+                    for (&u, &to) in coded.iter().zip(&PERM_2) {
+                        block[usize::from(to) % 16] = Self::from_negabinary(u);
+                    }
+                    let v = std::array::from_fn(|r| {
+                        simd::vector(block[4 * r..4 * r + 4].try_into().expect("four values"))
+                    });
+                    simd::inv_xform::<4>(v, rows.try_into().expect("4 rows"));
+                }
+                3 => simd::reorder_xform::<SIZE, 16>(
+                    coded,
+                    INV_PERM_3[..].try_into().expect("64 positions"),
+                    rows.try_into().expect("16 rows"),
+                ),
+                4 => simd::reorder_xform::<SIZE, 64>(
+                    coded,
+                    INV_PERM_4[..].try_into().expect("256 positions"),
+                    rows.try_into().expect("64 rows"),
+                ),
+                _ => {
+                    for (o, &u) in out.iter_mut().zip(coded) {
+                        *o = Self::from_negabinary(u);
+                    }
+                    inv_xform(out.as_chunks_mut::<4>().0);
+                }
+            }
+        }
+    };
+    (@xform i64) => {};
 }
 block_int!(i32, u32, 0xaaaa_aaaa; i64, u64, 0xaaaa_aaaa_aaaa_aaaa);
 
-/// The inverse of zfp's lifting step on four values `stride` apart from `at`.
-#[inline(always)]
-fn inv_lift<I: BlockInt>(p: &mut [I], at: usize, stride: usize) {
-    let mut x = p[at];
-    let mut y = p[at + stride];
-    let mut z = p[at + 2 * stride];
-    let mut w = p[at + 3 * stride];
-    y = y.add(w.half());
-    w = w.sub(y.half());
-    y = y.add(w);
-    w = w.twice().sub(y);
-    z = z.add(x);
-    x = x.twice().sub(z);
-    y = y.add(z);
-    z = z.twice().sub(y);
-    w = w.add(x);
-    x = x.twice().sub(w);
-    p[at] = x;
-    p[at + stride] = y;
-    p[at + 2 * stride] = z;
-    p[at + 3 * stride] = w;
+/// The inverse transform of int32 blocks in wasm SIMD: four lanes of i32 are four lines.
+#[cfg(target_arch = "wasm32")]
+mod simd {
+    use core::arch::wasm32::*;
+
+    /// [`super::inv_lift`] on four lines at once, one per lane.
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    fn lift([mut x, mut y, mut z, mut w]: [v128; 4]) -> [v128; 4] {
+        y = i32x4_add(y, i32x4_shr(w, 1));
+        w = i32x4_sub(w, i32x4_shr(y, 1));
+        y = i32x4_add(y, w);
+        w = i32x4_sub(i32x4_shl(w, 1), y);
+        z = i32x4_add(z, x);
+        x = i32x4_sub(i32x4_shl(x, 1), z);
+        y = i32x4_add(y, z);
+        z = i32x4_sub(i32x4_shl(z, 1), y);
+        w = i32x4_add(w, x);
+        x = i32x4_sub(i32x4_shl(x, 1), w);
+        [x, y, z, w]
+    }
+
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    fn transpose([a, b, c, d]: [v128; 4]) -> [v128; 4] {
+        let ab_lo = i32x4_shuffle::<0, 4, 1, 5>(a, b);
+        let ab_hi = i32x4_shuffle::<2, 6, 3, 7>(a, b);
+        let cd_lo = i32x4_shuffle::<0, 4, 1, 5>(c, d);
+        let cd_hi = i32x4_shuffle::<2, 6, 3, 7>(c, d);
+        [
+            i32x4_shuffle::<0, 1, 4, 5>(ab_lo, cd_lo),
+            i32x4_shuffle::<2, 3, 6, 7>(ab_lo, cd_lo),
+            i32x4_shuffle::<0, 1, 4, 5>(ab_hi, cd_hi),
+            i32x4_shuffle::<2, 3, 6, 7>(ab_hi, cd_hi),
+        ]
+    }
+
+    /// Four float32 values from four of a block's integers and its scale, each `i as f32 *
+    /// scale` (the conversion rounds to nearest, as Rust's `as` does).
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    pub fn row(i: [i32; 4], scale: f32) -> [f32; 4] {
+        let v = f32x4_mul(
+            f32x4_convert_i32x4(i32x4(i[0], i[1], i[2], i[3])),
+            f32x4_splat(scale),
+        );
+        [
+            f32x4_extract_lane::<0>(v),
+            f32x4_extract_lane::<1>(v),
+            f32x4_extract_lane::<2>(v),
+            f32x4_extract_lane::<3>(v),
+        ]
+    }
+
+    /// The coefficient bits each lane of a group of four tests, for the eight groups of a
+    /// 32-bit half of a bit plane.
+    const NIBBLES: [v128; 8] = {
+        let mut m = [u32x4(1, 2, 4, 8); 8];
+        let mut g = 1;
+        while g < 8 {
+            m[g] = u32x4(1 << (4 * g), 2 << (4 * g), 4 << (4 * g), 8 << (4 * g));
+            g += 1;
+        }
+        m
+    };
+
+    /// [`super::Plane::deposit`] for blocks of up to 64 u32 coefficients: each row's bits
+    /// four coefficients at a time, a lane testing its own bit; as many groups of four for
+    /// every row as the block's significant coefficients need (the same count row after row,
+    /// which a branch predictor learns).
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    pub fn deposit<const SIZE: usize>(
+        planes: &[u64; 64],
+        ks: core::ops::Range<u32>,
+        n: u32,
+        data: &mut [u32; SIZE],
+    ) {
+        let mut acc = [u32x4_splat(0); 16];
+        let groups = (n as usize).div_ceil(4).min(SIZE / 4);
+        for k in ks {
+            let x = planes[k as usize];
+            let bit = u32x4_splat(1 << k);
+            let low = u32x4_splat(x as u32);
+            for g in 0..groups.min(8) {
+                let m = NIBBLES[g];
+                acc[g] = v128_or(acc[g], v128_and(i32x4_eq(v128_and(low, m), m), bit));
+            }
+            if groups > 8 {
+                let high = u32x4_splat((x >> 32) as u32);
+                for g in 8..groups {
+                    let m = NIBBLES[g - 8];
+                    acc[g] = v128_or(acc[g], v128_and(i32x4_eq(v128_and(high, m), m), bit));
+                }
+            }
+        }
+        for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(acc) {
+            *row = [
+                u32x4_extract_lane::<0>(a),
+                u32x4_extract_lane::<1>(a),
+                u32x4_extract_lane::<2>(a),
+                u32x4_extract_lane::<3>(a),
+            ];
+        }
+    }
+
+    /// A vector of four int32 values.
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    pub fn vector(r: [i32; 4]) -> v128 {
+        i32x4(r[0], r[1], r[2], r[3])
+    }
+
+    /// One pass of the inverse transform over a block's rows of four values (`ROWS` of them):
+    /// along the dimension whose neighbours are `S` rows apart, four lines at a time.
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    fn pass<const S: usize, const ROWS: usize>(v: &mut [v128; ROWS]) {
+        for line in 0..ROWS / 4 {
+            let at = (line / S) * 4 * S + line % S;
+            let [x, y, z, w] = lift([v[at], v[at + S], v[at + 2 * S], v[at + 3 * S]]);
+            v[at] = x;
+            v[at + S] = y;
+            v[at + 2 * S] = z;
+            v[at + 3 * S] = w;
+        }
+    }
+
+    /// [`super::BlockInt::reorder_xform`] for int32 blocks of 3 and 4 dimensions (`SIZE` 64
+    /// or 256 coefficients; `ROWS` a quarter of it, rows of four values along x): each row
+    /// gathered from the coded coefficients (`inv` the inverse of the coded order) and turned
+    /// from negabinary, four lanes at once, then inverse-transformed.
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    pub fn reorder_xform<const SIZE: usize, const ROWS: usize>(
+        coded: &[u32; SIZE],
+        inv: &[u8; SIZE],
+        rows: &mut [[i32; 4]; ROWS],
+    ) {
+        let mask = u32x4_splat(0xaaaa_aaaa);
+        let v: [v128; ROWS] = std::array::from_fn(|r| {
+            let at = |j: usize| coded[usize::from(inv[4 * r + j]) % SIZE];
+            let u = u32x4(at(0), at(1), at(2), at(3));
+            i32x4_sub(v128_xor(u, mask), mask)
+        });
+        inv_xform(v, rows);
+    }
+
+    /// [`super::inv_xform`] for int32 blocks of 2 to 4 dimensions, from their rows (`v`) to
+    /// `rows`: the passes along the dimensions after x lift four lines per vector; along x,
+    /// each four rows are transposed, lifted and transposed back.
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    pub fn inv_xform<const ROWS: usize>(mut v: [v128; ROWS], rows: &mut [[i32; 4]; ROWS]) {
+        if ROWS == 64 {
+            pass::<16, ROWS>(&mut v);
+        }
+        if ROWS >= 16 {
+            pass::<4, ROWS>(&mut v);
+        }
+        pass::<1, ROWS>(&mut v);
+        for at in (0..ROWS).step_by(4) {
+            let columns = transpose([v[at], v[at + 1], v[at + 2], v[at + 3]]);
+            let [a, b, c, d] = transpose(lift(columns));
+            (v[at], v[at + 1], v[at + 2], v[at + 3]) = (a, b, c, d);
+        }
+        for (row, x) in rows.iter_mut().zip(v) {
+            *row = [
+                i32x4_extract_lane::<0>(x),
+                i32x4_extract_lane::<1>(x),
+                i32x4_extract_lane::<2>(x),
+                i32x4_extract_lane::<3>(x),
+            ];
+        }
+    }
 }
 
-/// The inverse transform of a block: along the last dimension first, x last.
-fn inv_xform<I: BlockInt>(p: &mut [I], dims: usize) {
-    match dims {
-        1 => inv_lift(p, 0, 1),
-        2 => {
-            for x in 0..4 {
-                inv_lift(p, x, 4);
-            }
-            for y in 0..4 {
-                inv_lift(p, 4 * y, 1);
-            }
+/// The inverse of zfp's lifting step, on four lines at once: lane `l` of `x`, `y`, `z`, `w`
+/// is line `l`'s four values, in order. Written lane by lane so that it becomes vector code.
+#[inline(always)]
+fn inv_lift<I: BlockInt>(v: [[I; 4]; 4]) -> [[I; 4]; 4] {
+    let [mut x, mut y, mut z, mut w] = v;
+    for l in 0..4 {
+        y[l] = y[l].add(w[l].half());
+        w[l] = w[l].sub(y[l].half());
+        y[l] = y[l].add(w[l]);
+        w[l] = w[l].twice().sub(y[l]);
+        z[l] = z[l].add(x[l]);
+        x[l] = x[l].twice().sub(z[l]);
+        y[l] = y[l].add(z[l]);
+        z[l] = z[l].twice().sub(y[l]);
+        w[l] = w[l].add(x[l]);
+        x[l] = x[l].twice().sub(w[l]);
+    }
+    [x, y, z, w]
+}
+
+/// A 4 x 4 matrix transposed.
+#[inline(always)]
+fn transpose4<I: Copy>(m: [[I; 4]; 4]) -> [[I; 4]; 4] {
+    std::array::from_fn(|j| std::array::from_fn(|i| m[i][j]))
+}
+
+/// The inverse transform of a block of 4^d values held as rows of four (x), along the last
+/// dimension first, x last. Along a dimension other than x, each line's values are four rows
+/// apart, so four lines are lifted at once, one per lane; along x, four rows at a time are
+/// transposed, lifted and transposed back.
+#[inline(always)]
+fn inv_xform<I: BlockInt>(rows: &mut [[I; 4]]) {
+    let count = rows.len();
+    // The stride, in rows, of the dimension lifted: from the last one's down to y's.
+    let mut stride = count / 4;
+    while stride >= 1 {
+        for line in 0..count / 4 {
+            let at = (line / stride) * 4 * stride + line % stride;
+            let [x, y, z, w] = inv_lift([
+                rows[at],
+                rows[at + stride],
+                rows[at + 2 * stride],
+                rows[at + 3 * stride],
+            ]);
+            rows[at] = x;
+            rows[at + stride] = y;
+            rows[at + 2 * stride] = z;
+            rows[at + 3 * stride] = w;
         }
-        3 => {
-            for i in 0..16 {
-                inv_lift(p, i, 16);
-            }
-            for z in 0..4 {
-                for x in 0..4 {
-                    inv_lift(p, 16 * z + x, 4);
-                }
-            }
-            for i in 0..16 {
-                inv_lift(p, 4 * i, 1);
-            }
-        }
-        _ => {
-            for i in 0..64 {
-                inv_lift(p, i, 64);
-            }
-            for w in 0..4 {
-                for i in 0..16 {
-                    inv_lift(p, 64 * w + i, 16);
-                }
-            }
-            for wz in 0..16 {
-                for x in 0..4 {
-                    inv_lift(p, 16 * wz + x, 4);
-                }
-            }
-            for i in 0..64 {
-                inv_lift(p, 4 * i, 1);
-            }
-        }
+        stride /= 4;
+    }
+    if count == 1 {
+        // One line along x: lane 0 of a lift.
+        let r = rows[0];
+        let [x, y, z, w] = inv_lift(std::array::from_fn(|i| [r[i]; 4]));
+        rows[0] = [x[0], y[0], z[0], w[0]];
+        return;
+    }
+    for group in 0..count / 4 {
+        let at = 4 * group;
+        let columns = transpose4([rows[at], rows[at + 1], rows[at + 2], rows[at + 3]]);
+        let [a, b, c, d] = transpose4(inv_lift(columns));
+        rows[at] = a;
+        rows[at + 1] = b;
+        rows[at + 2] = c;
+        rows[at + 3] = d;
     }
 }
 
 /// One block's integers: coefficients decoded (`budget`: zfp's minbits, maxbits and maxprec),
 /// reordered, then inverse-transformed; the stream's position when it needed bits past its end.
-fn decode_int_block<I: BlockInt>(
-    r: &mut Reader,
-    limit: u64,
-    budget: (u32, u32, u32),
-    dims: usize,
-    out: &mut [I],
-    planes: &mut [u64; 64],
-) -> std::result::Result<(), u64> {
-    match dims {
-        1 => decode_ints_sized::<I, 4>(r, limit, budget, dims, out, planes),
-        2 => decode_ints_sized::<I, 16>(r, limit, budget, dims, out, planes),
-        3 => decode_ints_sized::<I, 64>(r, limit, budget, dims, out, planes),
-        _ => decode_ints_sized::<I, 256>(r, limit, budget, dims, out, planes),
-    }
-}
-
-/// [`decode_int_block`] for blocks of `SIZE` values.
-fn decode_ints_sized<I: BlockInt, const SIZE: usize>(
+/// Not inlined: the float and integer fields of one block integer type share it.
+#[inline(never)]
+#[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
+fn decode_ints<I: BlockInt, const D: usize, const SIZE: usize>(
     r: &mut Reader,
     limit: u64,
     (minbits, maxbits, maxprec): (u32, u32, u32),
-    dims: usize,
-    out: &mut [I],
+    out: &mut [I; SIZE],
     planes: &mut [u64; 64],
 ) -> std::result::Result<(), u64> {
     let mut coded = [I::Coded::default(); SIZE];
@@ -559,10 +806,7 @@ fn decode_ints_sized<I: BlockInt, const SIZE: usize>(
     if bits < minbits {
         r.skip(minbits - bits);
     }
-    for (&u, &to) in coded.iter().zip(perm(dims)) {
-        out[to as usize] = I::from_negabinary(u);
-    }
-    inv_xform(out, dims);
+    I::reorder_xform::<D, SIZE>(&coded, out);
     Ok(())
 }
 
@@ -577,14 +821,20 @@ pub trait Decodable: Copy + Default {
     fn from_block(i: Self::Int, scale: Self) -> Self;
     /// 2^(emax - (BITS - 2)), as zfp computes it: 0 where it underflows.
     fn scale(emax: i32) -> Self;
+    /// Four values from four of a block's integers.
+    #[inline(always)]
+    fn row(ints: [Self::Int; 4], scale: Self) -> [Self; 4] {
+        ints.map(|i| Self::from_block(i, scale))
+    }
 }
 
 /// zfp's two float types: exponent bits and bias, the block integer, and the scale
 /// 2^(emax - (int bits - 2)) built from its bits (normal, subnormal, or 0 below).
 macro_rules! block_float {
-    ($($float:ty, $int:ty, $bits:ty, $ebits:expr, $ebias:expr, $shift:expr, $mantissa:expr);*) => {$(
+    ($($float:ident, $int:ty, $bits:ty, $ebits:expr, $ebias:expr, $shift:expr, $mantissa:expr);*) => {$(
         impl Decodable for $float {
             type Int = $int;
+            block_float!(@row $float);
             const EBITS: u32 = $ebits;
             const EBIAS: i32 = $ebias;
             #[inline(always)]
@@ -603,6 +853,14 @@ macro_rules! block_float {
             }
         }
     )*};
+    (@row f32) => {
+        #[cfg(target_arch = "wasm32")]
+        #[inline(always)]
+        fn row(ints: [i32; 4], scale: f32) -> [f32; 4] {
+            simd::row(ints, scale)
+        }
+    };
+    (@row f64) => {};
 }
 block_float!(f32, i32, u32, 8, 127, 30, 23; f64, i64, u64, 11, 1023, 62, 52);
 
@@ -612,47 +870,39 @@ fn float_precision(emax: i32, p: &Params, dims: usize) -> u32 {
     (p.maxprec as i64).min(planes.max(0)) as u32
 }
 
-/// One block of `T` into `out` (4^dims values, x fastest).
+/// One block of `T`: its integers into `ints`, inverse-transformed; returns the scale that
+/// turns them into values (integers 1, and a block of zeros is all 0 with scale 0).
 #[inline(always)]
-fn decode_block<T: Decodable>(
+fn decode_block<T: Decodable, const D: usize, const SIZE: usize>(
     r: &mut Reader,
     limit: u64,
     p: &Params,
-    dims: usize,
-    ints: &mut [T::Int],
-    out: &mut [T],
+    ints: &mut [T::Int; SIZE],
     planes: &mut [u64; 64],
-) -> std::result::Result<(), u64> {
+) -> std::result::Result<T, u64> {
     if T::EBITS == 0 {
         let budget = (p.minbits, p.maxbits, p.maxprec);
-        decode_int_block(r, limit, budget, dims, ints, planes)?;
-        for (o, &i) in out.iter_mut().zip(ints.iter()) {
-            *o = T::from_block(i, T::scale(0));
-        }
-        return Ok(());
+        decode_ints::<T::Int, D, SIZE>(r, limit, budget, ints, planes)?;
+        return Ok(T::scale(0));
     }
     if r.bit() == 0 {
         if r.position() > limit {
             return Err(r.position());
         }
-        out.fill(T::default());
+        *ints = [T::Int::default(); SIZE];
         if p.minbits > 1 {
             r.skip(p.minbits - 1);
         }
-        return Ok(());
+        return Ok(T::default());
     }
     let emax = r.bits(T::EBITS) as i32 - T::EBIAS;
-    let maxprec = float_precision(emax, p, dims);
+    let maxprec = float_precision(emax, p, D);
     let bits = 1 + T::EBITS;
     // What is left of the budgets after the header (none when the header takes more).
     let minbits = p.minbits.saturating_sub(bits);
     let maxbits = p.maxbits.saturating_sub(bits);
-    decode_int_block(r, limit, (minbits, maxbits, maxprec), dims, ints, planes)?;
-    let scale = T::scale(emax);
-    for (o, &i) in out.iter_mut().zip(ints.iter()) {
-        *o = T::from_block(i, scale);
-    }
-    Ok(())
+    decode_ints::<T::Int, D, SIZE>(r, limit, (minbits, maxbits, maxprec), ints, planes)?;
+    Ok(T::scale(emax))
 }
 
 /// Decodes a headerless zfp stream (`params` other than reversible) of the field `dims` (nx
@@ -670,54 +920,84 @@ pub fn decode<T: Decodable>(
             message: format!("zfp field {dims:?} does not hold {} values", out.len()),
         });
     }
-    let limit = bytes.len() as u64 * 8;
-    let mut r = Reader::new(bytes);
-    decode_field::<T>(&mut r, limit, params, dims, out).map_err(|position| Error::ChunkLength {
+    let mut n = [1usize; 4];
+    n[..dims.len()].copy_from_slice(dims);
+    let decoded = match dims.len() {
+        1 => decode_field::<T, 1, 4>(bytes, params, n, out),
+        2 => decode_field::<T, 2, 16>(bytes, params, n, out),
+        3 => decode_field::<T, 3, 64>(bytes, params, n, out),
+        _ => decode_field::<T, 4, 256>(bytes, params, n, out),
+    };
+    decoded.map_err(|position| Error::ChunkLength {
         what: "zfp stream bytes",
         expected: usize::try_from(position.div_ceil(8)).unwrap_or(usize::MAX),
         actual: bytes.len(),
     })
 }
 
-/// Every block of the field in zfp's order (x blocks fastest), each written to its place; the
-/// blocks at the field's far edges only in part.
-fn decode_field<T: Decodable>(
-    r: &mut Reader,
-    limit: u64,
+/// Every block of a field of `D` dimensions (sizes `n`, x first, 1 past the `D`th) in zfp's
+/// order (x blocks fastest), each written to its place; the blocks at the field's far edges
+/// only in part.
+#[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
+fn decode_field<T: Decodable, const D: usize, const SIZE: usize>(
+    bytes: &[u8],
     p: &Params,
-    dims: &[usize],
+    n: [usize; 4],
     out: &mut [T],
 ) -> std::result::Result<(), u64> {
-    let d = dims.len();
-    let mut n = [1usize; 4];
-    n[..d].copy_from_slice(dims);
+    // The reader is this function's own, so that its state can stay in locals.
+    let mut reader = Reader::new(bytes);
+    let r = &mut reader;
+    let limit = bytes.len() as u64 * 8;
     let stride = [1, n[0], n[0] * n[1], n[0] * n[1] * n[2]];
-    let size = 1 << (2 * d);
-    let mut ints = [T::Int::default(); 256];
-    let mut block = [T::default(); 256];
-    let (ints, block) = (&mut ints[..size], &mut block[..size]);
+    let mut ints = [T::Int::default(); SIZE];
     // Bit planes' rows, reused from block to block (only the rows a block decodes are read).
     let mut planes = [0u64; 64];
+    // A block's extent in each dimension (1 past the field's).
+    let side = |d: usize| if d < D { 4 } else { 1 };
     for bw in (0..n[3]).step_by(4) {
         for bz in (0..n[2]).step_by(4) {
             for by in (0..n[1]).step_by(4) {
                 for bx in (0..n[0]).step_by(4) {
-                    decode_block::<T>(r, limit, p, d, ints, block, &mut planes)?;
+                    let scale = decode_block::<T, D, SIZE>(r, limit, p, &mut ints, &mut planes)?;
                     if r.overread {
                         return Err(r.position());
                     }
-                    // The part of the block inside the field.
-                    let cx = (n[0] - bx).min(4);
-                    let cy = if d > 1 { (n[1] - by).min(4) } else { 1 };
-                    let cz = if d > 2 { (n[2] - bz).min(4) } else { 1 };
-                    let cw = if d > 3 { (n[3] - bw).min(4) } else { 1 };
                     let base = bx + by * stride[1] + bz * stride[2] + bw * stride[3];
-                    for w in 0..cw {
-                        for z in 0..cz {
-                            for y in 0..cy {
-                                let from = 4 * y + 16 * z + 64 * w;
-                                let to = base + y * stride[1] + z * stride[2] + w * stride[3];
-                                out[to..to + cx].copy_from_slice(&block[from..from + cx]);
+                    let cx = (n[0] - bx).min(4);
+                    let cy = (n[1] - by).min(side(1));
+                    let cz = (n[2] - bz).min(side(2));
+                    let cw = (n[3] - bw).min(side(3));
+                    if cx == 4 && cy == side(1) && cz == side(2) && cw == side(3) {
+                        // A whole block: rows of four, with constant bounds.
+                        for w in 0..side(3) {
+                            for z in 0..side(2) {
+                                for y in 0..side(1) {
+                                    let from = 4 * y + 16 * z + 64 * w;
+                                    let to = base + y * stride[1] + z * stride[2] + w * stride[3];
+                                    let row: &mut [T; 4] =
+                                        (&mut out[to..to + 4]).try_into().expect("four values");
+                                    let i = [
+                                        ints[from],
+                                        ints[from + 1],
+                                        ints[from + 2],
+                                        ints[from + 3],
+                                    ];
+                                    *row = T::row(i, scale);
+                                }
+                            }
+                        }
+                    } else {
+                        // The part of the block inside the field.
+                        for w in 0..cw {
+                            for z in 0..cz {
+                                for y in 0..cy {
+                                    let from = 4 * y + 16 * z + 64 * w;
+                                    let to = base + y * stride[1] + z * stride[2] + w * stride[3];
+                                    for (x, o) in out[to..to + cx].iter_mut().enumerate() {
+                                        *o = T::from_block(ints[from + x], scale);
+                                    }
+                                }
                             }
                         }
                     }

@@ -64,8 +64,10 @@ impl ZfpCodec {
     /// `address` until the next call; returns their length (the package's own read path).
     #[wasm_bindgen(js_name = decodeBytes)]
     pub fn decode_bytes(&mut self, stored: &[u8]) -> Result<usize, JsValue> {
-        self.out = ArrayData::UInt8(Vec::new());
-        self.out = self.zfp.decode(stored).map_err(js_error)?;
+        // The last chunk's buffer is reused: chunks of one array have one shape.
+        self.zfp
+            .decode_into(stored, &mut self.out)
+            .map_err(js_error)?;
         Ok(self.out.len() * self.dtype.size())
     }
 
