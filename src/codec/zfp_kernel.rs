@@ -16,8 +16,6 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 
-const TRANSPOSE_WORK_SIMD: u32 = 128;
-
 /// zfp's codec parameters (its "expert mode"): every mode but reversible is a setting of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Params {
@@ -161,6 +159,66 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A bit plane of a block of up to 64 coefficients: the bits of its first `n`
+    /// coefficients, then its group tests; returns the plane, bit i for coefficient i. Reads
+    /// from one load of the bits ahead while they last (the common case), then as
+    /// [`Reader::group_tests`] does.
+    #[inline(always)]
+    fn plane(&mut self, bits: &mut u32, n: &mut u32, size: u32) -> u64 {
+        let m = (*n).min(*bits);
+        *bits -= m;
+        let w = self.peek();
+        // The bits of `w` that are the stream's from the position on (the rest are 0).
+        let valid = 64 - (self.pos % 8) as u32;
+        if m >= valid {
+            let mut x = self.bits(m);
+            self.group_tests(bits, n, size, |i| x |= 1u64 << i);
+            return x;
+        }
+        let mut x = w & ((1u64 << m) - 1);
+        let mut used = m;
+        while *bits != 0 && *n < size {
+            if used >= valid {
+                break;
+            }
+            let t = w >> used;
+            *bits -= 1;
+            if t & 1 == 0 {
+                used += 1;
+                self.pos += u64::from(used);
+                return x;
+            }
+            let limit = (*bits).min(size - 1 - *n);
+            // 0s before the next 1 (all that `w` holds when there is none).
+            let run = (t >> 1).trailing_zeros();
+            let left = valid - used - 1;
+            let (zeros, read) = if run < limit && run < left {
+                (run, run + 1)
+            } else if limit <= left {
+                // No 1 among the next `limit` bits: the last coefficient's is implied.
+                (limit, limit)
+            } else {
+                // The run goes on past the bits loaded: read on from the stream.
+                self.pos += u64::from(used + 1);
+                let (zeros, read) = self.zeros_then_one(limit);
+                *bits -= read;
+                *n += zeros;
+                x |= 1u64 << *n;
+                *n += 1;
+                self.group_tests(bits, n, size, |i| x |= 1u64 << i);
+                return x;
+            };
+            used += 1 + read;
+            *bits -= read;
+            *n += zeros;
+            x |= 1u64 << *n;
+            *n += 1;
+        }
+        self.pos += u64::from(used);
+        self.group_tests(bits, n, size, |i| x |= 1u64 << i);
+        x
+    }
+
     #[inline(always)]
     fn seek(&mut self, position: u64) {
         // zfp loads the word a position inside a word is in.
@@ -258,10 +316,7 @@ fn decode_planes<U: Plane, const SIZE: usize>(
     while bits != 0 && k > kmin {
         k -= 1;
         if size <= 64 {
-            let m = n.min(bits);
-            bits -= m;
-            let mut x = r.bits(m);
-            r.group_tests(&mut bits, &mut n, size, |i| x |= 1u64 << i);
+            let x = r.plane(&mut bits, &mut n, size);
             if size == 4 {
                 for (i, d) in data.iter_mut().enumerate() {
                     *d = d.or(U::from_low((x >> i) & 1).shl(k));
@@ -285,12 +340,7 @@ fn decode_planes<U: Plane, const SIZE: usize>(
         }
     }
     if size > 4 && size <= 64 {
-        if work < U::TRANSPOSE_WORK {
-            U::deposit(planes, k..top, n, data);
-        } else {
-            planes[..k as usize].fill(0);
-            U::from_planes(planes, data);
-        }
+        U::from_rows(planes, k..top, n, work, data);
     }
     maxbits - bits
 }
@@ -320,6 +370,25 @@ pub trait Plane: Copy + Default {
     /// Coefficients from bit planes: `planes[k]` has bit i set where coefficient i has bit k
     /// (i < 64); or'd into `data`.
     fn from_planes(planes: &mut [u64; 64], data: &mut [Self]);
+    /// A block's coefficients from the rows `ks` of `planes` (the only ones decoded), whose
+    /// bits are those of the first `n` coefficients, `work` those counts summed over the rows;
+    /// `data` all 0 on entry. Each row's bits deposited (few rows or few significant
+    /// coefficients) or one bit-matrix transpose (many).
+    #[inline(always)]
+    fn from_rows<const SIZE: usize>(
+        planes: &mut [u64; 64],
+        ks: Range<u32>,
+        n: u32,
+        work: u32,
+        data: &mut [Self; SIZE],
+    ) {
+        if work < Self::TRANSPOSE_WORK {
+            Self::deposit(planes, ks, n, data);
+        } else {
+            planes[..ks.start as usize].fill(0);
+            Self::from_planes(planes, data);
+        }
+    }
     /// The same from the rows `ks` alone, whose bits are those of the first `n` coefficients,
     /// a row's bits one at a time; `data` all 0 on entry.
     #[inline(always)]
@@ -345,11 +414,7 @@ pub trait Plane: Copy + Default {
 
 impl Plane for u32 {
     const BITS: u32 = 32;
-    const TRANSPOSE_WORK: u32 = if cfg!(target_arch = "wasm32") {
-        TRANSPOSE_WORK_SIMD
-    } else {
-        96
-    };
+    const TRANSPOSE_WORK: u32 = 96;
     #[cfg(target_arch = "wasm32")]
     #[inline(always)]
     fn deposit<const SIZE: usize>(
@@ -359,6 +424,24 @@ impl Plane for u32 {
         data: &mut [u32; SIZE],
     ) {
         simd::deposit(planes, ks, n, data);
+    }
+    /// In wasm, up to 16 significant coefficients (every 2-D block) are deposited, four lanes
+    /// to a vector held in a register; more are transposed.
+    #[cfg(target_arch = "wasm32")]
+    #[inline(always)]
+    fn from_rows<const SIZE: usize>(
+        planes: &mut [u64; 64],
+        ks: Range<u32>,
+        n: u32,
+        _work: u32,
+        data: &mut [u32; SIZE],
+    ) {
+        if n <= 16 {
+            simd::deposit(planes, ks, n, data);
+        } else {
+            planes[..ks.start as usize].fill(0);
+            Self::from_planes(planes, data);
+        }
     }
     #[inline(always)]
     fn from_planes(planes: &mut [u64; 64], data: &mut [Self]) {
@@ -618,8 +701,18 @@ mod simd {
         n: u32,
         data: &mut [u32; SIZE],
     ) {
-        let mut acc = [u32x4_splat(0); 16];
         let groups = (n as usize).div_ceil(4).min(SIZE / 4);
+        // Up to 16 coefficients (most blocks of smooth fields): the groups' sums held in
+        // registers.
+        match groups {
+            0 => return,
+            1 => return deposit_few::<SIZE, 1>(planes, ks, data),
+            2 => return deposit_few::<SIZE, 2>(planes, ks, data),
+            3 => return deposit_few::<SIZE, 3>(planes, ks, data),
+            4 => return deposit_few::<SIZE, 4>(planes, ks, data),
+            _ => {}
+        }
+        let mut acc = [u32x4_splat(0); 16];
         for k in ks {
             let x = planes[k as usize];
             let bit = u32x4_splat(1 << k);
@@ -634,6 +727,33 @@ mod simd {
                     let m = NIBBLES[g - 8];
                     acc[g] = v128_or(acc[g], v128_and(i32x4_eq(v128_and(high, m), m), bit));
                 }
+            }
+        }
+        for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(acc) {
+            *row = [
+                u32x4_extract_lane::<0>(a),
+                u32x4_extract_lane::<1>(a),
+                u32x4_extract_lane::<2>(a),
+                u32x4_extract_lane::<3>(a),
+            ];
+        }
+    }
+
+    /// [`deposit`] for the first `G` groups of four coefficients (`G` at most 4).
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    fn deposit_few<const SIZE: usize, const G: usize>(
+        planes: &[u64; 64],
+        ks: core::ops::Range<u32>,
+        data: &mut [u32; SIZE],
+    ) {
+        let mut acc = [u32x4_splat(0); G];
+        for k in ks {
+            let x = planes[k as usize];
+            let bit = u32x4_splat(1 << k);
+            let low = u32x4_splat(x as u32);
+            for (a, m) in acc.iter_mut().zip(NIBBLES) {
+                *a = v128_or(*a, v128_and(i32x4_eq(v128_and(low, m), m), bit));
             }
         }
         for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(acc) {

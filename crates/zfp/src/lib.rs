@@ -19,7 +19,7 @@ pub struct ZfpCodec {
     dtype: DataType,
     /// The values in one chunk.
     count: usize,
-    /// The last `decodeBytes`' values.
+    /// The last decoded chunk's values, whose buffer the next decode reuses.
     out: ArrayData,
 }
 
@@ -54,14 +54,18 @@ impl ZfpCodec {
         self.zfp.encode(&values).map_err(js_error)
     }
 
-    /// A zfp stream -> a typed array of the chunk's values.
-    pub fn decode(&self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        let out = self.zfp.decode(bytes).map_err(js_error)?;
-        Ok(to_typed_array(&out))
+    /// A zfp stream -> a typed array of the chunk's values (decoded into the buffer
+    /// `decodeBytes` uses, then copied out).
+    pub fn decode(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+        self.zfp
+            .decode_into(bytes, &mut self.out)
+            .map_err(js_error)?;
+        Ok(to_typed_array(&self.out))
     }
 
     /// A zfp stream -> the chunk's values as little-endian bytes, kept in wasm memory at
-    /// `address` until the next call; returns their length (the package's own read path).
+    /// `address` until the next `decode` or `decodeBytes`; returns their length (the
+    /// package's own read path).
     #[wasm_bindgen(js_name = decodeBytes)]
     pub fn decode_bytes(&mut self, stored: &[u8]) -> Result<usize, JsValue> {
         // The last chunk's buffer is reused: chunks of one array have one shape.
