@@ -167,9 +167,10 @@ fn zfp_decode_with(config: &str, dtype: DataType, shape: &[usize], stream: &[u8]
 fn zfp_decode_with(_: &str, _: DataType, _: &[usize], _: &[u8]) {}
 
 /// Arbitrary bytes as a zfp stream, decoded by the package's own zfp decoder and by zfp-rs
-/// (the reference), for a lossy mode, data type and chunk shape chosen by the first bytes as
-/// in `zfp_decode`; the mode byte's upper part varies the parameters further (fractional
-/// rates, budgets below a float block's header, minbits == maxbits, minexp below -1074).
+/// (the reference), for a mode, data type and chunk shape chosen by the first bytes as in
+/// `zfp_decode`; the mode byte's upper part varies the parameters further (fractional rates,
+/// budgets below a float block's header, minbits == maxbits, minexp below -1074: zfp's
+/// reversible mode).
 /// Both give the same values, bit for bit, or both refuse the stream; the decoder may also
 /// refuse (CHUNK_LENGTH) a stream whose length is not a whole number of 64-bit words, which
 /// zfp-rs reads as padded with zeros.

@@ -1,7 +1,7 @@
 //! The package's own zfp decoder (src/codec/zfp_kernel.rs) against zfp-rs, the reference
 //! (bit-identical to the zfp C library): thousands of random chunks (every data type, 1-D to 4-D
-//! shapes with partial blocks, smooth, noisy, tiny, zero and extreme values, every lossy mode
-//! with random parameters) are encoded by zfp-rs and decoded by both, which must give the same
+//! shapes with partial blocks, smooth, noisy, tiny, zero and extreme values, every mode with
+//! random parameters, reversible too) are encoded by zfp-rs and decoded by both, which must give the same
 //! values bit for bit; so must truncated, corrupted and random streams, under one rule.
 //!
 //! The rule for any stream: the kernel reads a stream as its bytes and refuses (CHUNK_LENGTH)
@@ -161,9 +161,9 @@ impl Case {
     }
 }
 
-/// A random lossy configuration for `dtype` (fixed_accuracy for floats only).
+/// A random configuration for `dtype`: every mode (fixed_accuracy for floats only).
 fn config(rng: &mut Rng, dtype: DataType) -> Value {
-    let modes = if dtype.is_float() { 4 } else { 3 };
+    let modes = if dtype.is_float() { 5 } else { 4 };
     match rng.range(0, modes - 1) {
         0 => {
             let rate = match rng.range(0, 3) {
@@ -194,6 +194,7 @@ fn config(rng: &mut Rng, dtype: DataType) -> Value {
             json!({"mode": "expert", "minbits": minbits, "maxbits": maxbits,
                 "maxprec": rng.range(1, 64), "minexp": rng.range(-1100, 100)})
         }
+        3 => json!({"mode": "reversible"}),
         _ => {
             let tolerance = if rng.one_in(4) {
                 // Powers of two: exactly at an exponent's edge.

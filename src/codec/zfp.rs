@@ -299,26 +299,17 @@ impl Zfp {
         Ok(out)
     }
 
-    /// Decodes into `out`, which holds this chunk's count of values.
-    fn decompress_into<T: ZfpScalar + Decodable>(
-        &self,
-        bytes: &[u8],
-        out: &mut Vec<T>,
-    ) -> Result<()> {
-        // zfp's reversible mode is any minimum exponent below ZFP_MIN_EXP (-1074), also as
-        // expert parameters: zfp-rs decodes it.
-        if self.config.min_exp() >= -1074 {
-            let params = Params {
-                minbits: self.config.min_bits(),
-                maxbits: self.config.max_bits(),
-                maxprec: self.config.max_prec(),
-                minexp: self.config.min_exp(),
-            };
-            return super::zfp_kernel::decode(bytes, &params, &self.dims, out);
-        }
-        let values = std::mem::take(out);
-        *out = self.decompress_with_zfp_rs(bytes, values)?;
-        Ok(())
+    /// Decodes into `out`, which holds this chunk's count of values, with the package's own
+    /// kernel (every mode; zfp's reversible mode is any minimum exponent below -1074, also as
+    /// expert parameters).
+    fn decompress_into<T: ZfpScalar + Decodable>(&self, bytes: &[u8], out: &mut [T]) -> Result<()> {
+        let params = Params {
+            minbits: self.config.min_bits(),
+            maxbits: self.config.max_bits(),
+            maxprec: self.config.max_prec(),
+            minexp: self.config.min_exp(),
+        };
+        super::zfp_kernel::decode(bytes, &params, &self.dims, out)
     }
 
     /// [`Zfp::decode`] into `out`, reusing its allocation when it already holds this chunk's
@@ -347,7 +338,7 @@ impl Zfp {
         }
     }
 
-    /// zfp-rs's decode (reversible mode, and the reference the kernel is tested against).
+    /// zfp-rs's decode: the reference the kernel is tested against.
     pub fn decode_with_zfp_rs(&self, bytes: &[u8]) -> Result<ArrayData> {
         Ok(match zfp_type(self.dtype) {
             ZfpScalarType::F32 => {

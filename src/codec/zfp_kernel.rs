@@ -517,6 +517,8 @@ impl Plane for u64 {
 pub trait BlockInt: Copy + Default {
     /// Its coefficients as coded.
     type Coded: Plane;
+    /// The bits of a reversible block's precision.
+    const PBITS: u32;
     /// A negabinary coefficient as a two's-complement integer.
     fn from_negabinary(u: Self::Coded) -> Self;
     fn add(self, o: Self) -> Self;
@@ -540,9 +542,10 @@ pub trait BlockInt: Copy + Default {
 
 /// zfp's two block integer types, with their coded (negabinary) widths.
 macro_rules! block_int {
-    ($($int:ident, $coded:ty, $mask:expr);*) => {$(
+    ($($int:ident, $coded:ty, $mask:expr, $pbits:expr);*) => {$(
         impl BlockInt for $int {
             type Coded = $coded;
+            const PBITS: u32 = $pbits;
             block_int!(@xform $int);
             #[inline(always)]
             fn from_negabinary(u: $coded) -> Self {
@@ -577,6 +580,10 @@ macro_rules! block_int {
             }
             fn scale(_: i32) -> $int {
                 1
+            }
+            #[inline(always)]
+            fn reinterpret(i: $int) -> $int {
+                i
             }
         }
     )*};
@@ -621,7 +628,7 @@ macro_rules! block_int {
     };
     (@xform i64) => {};
 }
-block_int!(i32, u32, 0xaaaa_aaaa; i64, u64, 0xaaaa_aaaa_aaaa_aaaa);
+block_int!(i32, u32, 0xaaaa_aaaa, 5; i64, u64, 0xaaaa_aaaa_aaaa_aaaa, 6);
 
 /// The inverse transform of int32 blocks in wasm SIMD: four lanes of i32 are four lines.
 #[cfg(target_arch = "wasm32")]
@@ -869,13 +876,35 @@ fn transpose4<I: Copy>(m: [[I; 4]; 4]) -> [[I; 4]; 4] {
 /// transposed, lifted and transposed back.
 #[inline(always)]
 fn inv_xform<I: BlockInt>(rows: &mut [[I; 4]]) {
+    transform(rows, inv_lift);
+}
+
+/// The inverse of zfp's reversible lifting step (its lossless mode), on four lines at once as
+/// [`inv_lift`].
+#[inline(always)]
+fn rev_inv_lift<I: BlockInt>(v: [[I; 4]; 4]) -> [[I; 4]; 4] {
+    let [x, mut y, mut z, mut w] = v;
+    for l in 0..4 {
+        w[l] = w[l].add(z[l]);
+        z[l] = z[l].add(y[l]);
+        w[l] = w[l].add(z[l]);
+        y[l] = y[l].add(x[l]);
+        z[l] = z[l].add(y[l]);
+        w[l] = w[l].add(z[l]);
+    }
+    [x, y, z, w]
+}
+
+/// A block's transform by `lift`, along the last dimension first, x last (see [`inv_xform`]).
+#[inline(always)]
+fn transform<I: BlockInt>(rows: &mut [[I; 4]], lift: impl Fn([[I; 4]; 4]) -> [[I; 4]; 4]) {
     let count = rows.len();
     // The stride, in rows, of the dimension lifted: from the last one's down to y's.
     let mut stride = count / 4;
     while stride >= 1 {
         for line in 0..count / 4 {
             let at = (line / stride) * 4 * stride + line % stride;
-            let [x, y, z, w] = inv_lift([
+            let [x, y, z, w] = lift([
                 rows[at],
                 rows[at + stride],
                 rows[at + 2 * stride],
@@ -891,14 +920,14 @@ fn inv_xform<I: BlockInt>(rows: &mut [[I; 4]]) {
     if count == 1 {
         // One line along x: lane 0 of a lift.
         let r = rows[0];
-        let [x, y, z, w] = inv_lift(std::array::from_fn(|i| [r[i]; 4]));
+        let [x, y, z, w] = lift(std::array::from_fn(|i| [r[i]; 4]));
         rows[0] = [x[0], y[0], z[0], w[0]];
         return;
     }
     for group in 0..count / 4 {
         let at = 4 * group;
         let columns = transpose4([rows[at], rows[at + 1], rows[at + 2], rows[at + 3]]);
-        let [a, b, c, d] = transpose4(inv_lift(columns));
+        let [a, b, c, d] = transpose4(lift(columns));
         rows[at] = a;
         rows[at + 1] = b;
         rows[at + 2] = c;
@@ -908,16 +937,30 @@ fn inv_xform<I: BlockInt>(rows: &mut [[I; 4]]) {
 
 /// One block's integers: coefficients decoded (`budget`: zfp's minbits, maxbits and maxprec),
 /// reordered, then inverse-transformed; the stream's position when it needed bits past its end.
+/// In zfp's reversible (lossless) mode, the block's precision comes first (`PBITS` bits, less
+/// one; its maxprec), counted in its bits, and the transform is the reversible one's inverse.
 /// Not inlined: the float and integer fields of one block integer type share it.
 #[inline(never)]
 #[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
 fn decode_ints<I: BlockInt, const D: usize, const SIZE: usize>(
     r: &mut Reader,
     limit: u64,
-    (minbits, maxbits, maxprec): (u32, u32, u32),
+    budget: (u32, u32, u32),
+    reversible: bool,
     out: &mut [I; SIZE],
     planes: &mut [u64; 64],
 ) -> std::result::Result<(), u64> {
+    let (minbits, maxbits, maxprec) = if reversible {
+        let precision = r.bits(I::PBITS) as u32 + 1;
+        let (minbits, maxbits, _) = budget;
+        (
+            minbits.saturating_sub(I::PBITS),
+            maxbits.saturating_sub(I::PBITS),
+            precision,
+        )
+    } else {
+        budget
+    };
     let mut coded = [I::Coded::default(); SIZE];
     let bits = decode_planes(r, maxbits, maxprec, &mut coded, planes);
     if r.position() > limit {
@@ -926,7 +969,15 @@ fn decode_ints<I: BlockInt, const D: usize, const SIZE: usize>(
     if bits < minbits {
         r.skip(minbits - bits);
     }
-    I::reorder_xform::<D, SIZE>(&coded, out);
+    if reversible {
+        for (&u, &to) in coded.iter().zip(perm(D)) {
+            // The tables hold indices below SIZE: the mask only spares a bounds check.
+            out[usize::from(to) & (SIZE - 1)] = I::from_negabinary(u);
+        }
+        transform(out.as_chunks_mut::<4>().0, rev_inv_lift);
+    } else {
+        I::reorder_xform::<D, SIZE>(&coded, out);
+    }
     Ok(())
 }
 
@@ -946,6 +997,9 @@ pub trait Decodable: Copy + Default {
     fn row(ints: [Self::Int; 4], scale: Self) -> [Self; 4] {
         ints.map(|i| Self::from_block(i, scale))
     }
+    /// A reversible float block's value whose bits its integer holds: two's complement for
+    /// the float's sign and magnitude.
+    fn reinterpret(i: Self::Int) -> Self;
 }
 
 /// zfp's two float types: exponent bits and bias, the block integer, and the scale
@@ -960,6 +1014,11 @@ macro_rules! block_float {
             #[inline(always)]
             fn from_block(i: $int, scale: $float) -> $float {
                 i as $float * scale
+            }
+            #[inline(always)]
+            fn reinterpret(i: $int) -> $float {
+                let magnitude = <$bits>::MAX >> 1;
+                <$float>::from_bits(if i < 0 { i as $bits ^ magnitude } else { i as $bits })
             }
             fn scale(emax: i32) -> $float {
                 let e = emax - $shift;
@@ -990,8 +1049,12 @@ fn float_precision(emax: i32, p: &Params, dims: usize) -> u32 {
     (p.maxprec as i64).min(planes.max(0)) as u32
 }
 
-/// One block of `T`: its integers into `ints`, inverse-transformed; returns the scale that
-/// turns them into values (integers 1, and a block of zeros is all 0 with scale 0).
+/// The smallest `minexp` zfp reads as lossy: below it, a stream is reversible (lossless).
+const MIN_EXP: i32 = -1074;
+
+/// One block of `T`: its integers into `ints`, inverse-transformed; returns how they become
+/// values: `Some(scale)` (integers 1, and a block of zeros all 0 with scale 0), or `None` for a
+/// reversible float block whose integers are its values' bits.
 #[inline(always)]
 fn decode_block<T: Decodable, const D: usize, const SIZE: usize>(
     r: &mut Reader,
@@ -999,11 +1062,12 @@ fn decode_block<T: Decodable, const D: usize, const SIZE: usize>(
     p: &Params,
     ints: &mut [T::Int; SIZE],
     planes: &mut [u64; 64],
-) -> std::result::Result<T, u64> {
+) -> std::result::Result<Option<T>, u64> {
+    let reversible = p.minexp < MIN_EXP;
     if T::EBITS == 0 {
         let budget = (p.minbits, p.maxbits, p.maxprec);
-        decode_ints::<T::Int, D, SIZE>(r, limit, budget, ints, planes)?;
-        return Ok(T::scale(0));
+        decode_ints::<T::Int, D, SIZE>(r, limit, budget, reversible, ints, planes)?;
+        return Ok(Some(T::scale(0)));
     }
     if r.bit() == 0 {
         if r.position() > limit {
@@ -1013,20 +1077,37 @@ fn decode_block<T: Decodable, const D: usize, const SIZE: usize>(
         if p.minbits > 1 {
             r.skip(p.minbits - 1);
         }
-        return Ok(T::default());
+        return Ok(Some(T::default()));
     }
-    let emax = r.bits(T::EBITS) as i32 - T::EBIAS;
-    let maxprec = float_precision(emax, p, D);
-    let bits = 1 + T::EBITS;
+    // Reversible blocks: a second bit, 1 where the integers are the values' bits, 0 where a
+    // common exponent follows.
+    let bits_of_values = reversible && r.bit() != 0;
+    let (header, emax) = if bits_of_values {
+        (2, 0)
+    } else {
+        let emax = r.bits(T::EBITS) as i32 - T::EBIAS;
+        (1 + u32::from(reversible) + T::EBITS, emax)
+    };
     // What is left of the budgets after the header (none when the header takes more).
-    let minbits = p.minbits.saturating_sub(bits);
-    let maxbits = p.maxbits.saturating_sub(bits);
-    decode_ints::<T::Int, D, SIZE>(r, limit, (minbits, maxbits, maxprec), ints, planes)?;
-    Ok(T::scale(emax))
+    let minbits = p.minbits.saturating_sub(header);
+    let maxbits = p.maxbits.saturating_sub(header);
+    let maxprec = float_precision(emax, p, D);
+    decode_ints::<T::Int, D, SIZE>(
+        r,
+        limit,
+        (minbits, maxbits, maxprec),
+        reversible,
+        ints,
+        planes,
+    )?;
+    if bits_of_values {
+        return Ok(None);
+    }
+    Ok(Some(T::scale(emax)))
 }
 
-/// Decodes a headerless zfp stream (`params` other than reversible) of the field `dims` (nx
-/// first, 1 to 4 sizes) into `out`, x fastest. A stream that ends before the field's last
+/// Decodes a headerless zfp stream (`params` of any mode; a `minexp` below -1074 is
+/// reversible) of the field `dims` (nx first, 1 to 4 sizes) into `out`, x fastest. A stream that ends before the field's last
 /// block has been read is CHUNK_LENGTH.
 pub fn decode<T: Decodable>(
     bytes: &[u8],
@@ -1053,6 +1134,28 @@ pub fn decode<T: Decodable>(
         expected: usize::try_from(position.div_ceil(8)).unwrap_or(usize::MAX),
         actual: bytes.len(),
     })
+}
+
+/// The part of a block inside the field, a row of `cx` values at a time (`at`: where the block
+/// starts in `out`, the field's strides, and the part's extent `[cx, cy, cz, cw]`), each
+/// value from its index in the block.
+#[inline(always)]
+fn place<T>(
+    out: &mut [T],
+    (base, stride, [cx, cy, cz, cw]): (usize, [usize; 4], [usize; 4]),
+    value: impl Fn(usize) -> T,
+) {
+    for w in 0..cw {
+        for z in 0..cz {
+            for y in 0..cy {
+                let from = 4 * y + 16 * z + 64 * w;
+                let to = base + y * stride[1] + z * stride[2] + w * stride[3];
+                for (x, o) in out[to..to + cx].iter_mut().enumerate() {
+                    *o = value(from + x);
+                }
+            }
+        }
+    }
 }
 
 /// Every block of a field of `D` dimensions (sizes `n`, x first, 1 past the `D`th) in zfp's
@@ -1088,38 +1191,33 @@ fn decode_field<T: Decodable, const D: usize, const SIZE: usize>(
                     let cy = (n[1] - by).min(side(1));
                     let cz = (n[2] - bz).min(side(2));
                     let cw = (n[3] - bw).min(side(3));
-                    if cx == 4 && cy == side(1) && cz == side(2) && cw == side(3) {
-                        // A whole block: rows of four, with constant bounds.
-                        for w in 0..side(3) {
-                            for z in 0..side(2) {
-                                for y in 0..side(1) {
-                                    let from = 4 * y + 16 * z + 64 * w;
-                                    let to = base + y * stride[1] + z * stride[2] + w * stride[3];
-                                    let row: &mut [T; 4] =
-                                        (&mut out[to..to + 4]).try_into().expect("four values");
-                                    let i = [
-                                        ints[from],
-                                        ints[from + 1],
-                                        ints[from + 2],
-                                        ints[from + 3],
-                                    ];
-                                    *row = T::row(i, scale);
-                                }
-                            }
-                        }
-                    } else {
-                        // The part of the block inside the field.
-                        for w in 0..cw {
-                            for z in 0..cz {
-                                for y in 0..cy {
-                                    let from = 4 * y + 16 * z + 64 * w;
-                                    let to = base + y * stride[1] + z * stride[2] + w * stride[3];
-                                    for (x, o) in out[to..to + cx].iter_mut().enumerate() {
-                                        *o = T::from_block(ints[from + x], scale);
+                    let whole = cx == 4 && cy == side(1) && cz == side(2) && cw == side(3);
+                    let part = (base, stride, [cx, cy, cz, cw]);
+                    match scale {
+                        Some(scale) if whole && D <= 3 => {
+                            // A whole block of up to 3 dimensions: rows of four, with
+                            // constant bounds.
+                            for w in 0..side(3) {
+                                for z in 0..side(2) {
+                                    for y in 0..side(1) {
+                                        let from = 4 * y + 16 * z + 64 * w;
+                                        let to =
+                                            base + y * stride[1] + z * stride[2] + w * stride[3];
+                                        let row: &mut [T; 4] =
+                                            (&mut out[to..to + 4]).try_into().expect("four values");
+                                        let i = [
+                                            ints[from],
+                                            ints[from + 1],
+                                            ints[from + 2],
+                                            ints[from + 3],
+                                        ];
+                                        *row = T::row(i, scale);
                                     }
                                 }
                             }
                         }
+                        Some(scale) => place(out, part, |i| T::from_block(ints[i], scale)),
+                        None => place(out, part, |i| T::reinterpret(ints[i])),
                     }
                 }
             }
