@@ -18,8 +18,9 @@ rmSync(glue, { recursive: true, force: true });
 mkdirSync(glue, { recursive: true });
 
 // The core and packing modules at opt-level "z" (profile release), zfp at 2 (profile
-// release-zfp), pcodec at 3 with wasm SIMD (simd128: Node 16.4+, Chrome 91+, Firefox 89+,
-// Safari 16.4+), which LLVM uses in pco's loops. Each module ships as a .wasm file (`file`), which
+// release-zfp; its decode kernel enables wasm SIMD on its own functions), pcodec at 3 with
+// wasm SIMD (simd128: Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+), which LLVM uses in
+// pco's loops. Each module ships as a .wasm file (`file`), which
 // js/load.ts loads beside the glue where it can, and as a base64 copy in an ES module.
 const modules = [
   { name: "zarr_wasm_codecs", crate: "zarr-wasm-codecs-core", targetDir: "target", profile: "release", file: true },

@@ -1,11 +1,15 @@
-//! zfp decoding for the modes a reader meets: fixed rate, fixed precision, fixed accuracy and
-//! expert parameters, for float32, float64, int32 and int64 fields of 1 to 4 dimensions, written
-//! for wasm from zfp's description of its format (Lindstrom, "Fixed-Rate Compressed
+//! zfp decoding, every mode: fixed rate, fixed precision, fixed accuracy, expert parameters and
+//! reversible (lossless), for float32, float64, int32 and int64 fields of 1 to 4 dimensions,
+//! written for wasm from zfp's description of its format (Lindstrom, "Fixed-Rate Compressed
 //! Floating-Point Arrays", 2014, and zfp's documentation of its algorithm): each 4^d block is a
 //! common exponent (floats), its integer coefficients coded one bit plane at a time with group
 //! tests, in an order of increasing sequency, then the inverse of zfp's decorrelating lifting
-//! transform along each dimension. Reversible mode stays with zfp-rs, which is also the
-//! reference these functions are tested against (tests/zfp_kernel.rs).
+//! transform along each dimension (of its reversible lifting in reversible mode). zfp-rs, which
+//! encodes, is the reference these functions are tested against (tests/zfp_kernel.rs).
+//!
+//! In wasm, the hot steps of int32 blocks (float32 fields) run in SIMD (simd128, enabled on the
+//! kernel's own functions alone): the deposit of up to 16 significant coefficients' bits, the
+//! gather of the coefficients into rows, the inverse transform and the conversion to floats.
 //!
 //! A stream that ends before the field does is an error (CHUNK_LENGTH): where zfp-rs and the C
 //! library find it (a block's padding that reaches a word past the stream's end), and also, on
@@ -16,7 +20,8 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 
-/// zfp's codec parameters (its "expert mode"): every mode but reversible is a setting of them.
+/// zfp's codec parameters (its "expert mode"): every mode is a setting of them, reversible a
+/// `minexp` below -1074.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Params {
     pub minbits: u32,
@@ -630,7 +635,9 @@ macro_rules! block_int {
 }
 block_int!(i32, u32, 0xaaaa_aaaa, 5; i64, u64, 0xaaaa_aaaa_aaaa_aaaa, 6);
 
-/// The inverse transform of int32 blocks in wasm SIMD: four lanes of i32 are four lines.
+/// The steps of int32 blocks in wasm SIMD: bit planes deposited four coefficients to a vector,
+/// coefficients gathered into rows, the inverse transform (four lanes of i32 are four lines)
+/// and the conversion to float32.
 #[cfg(target_arch = "wasm32")]
 mod simd {
     use core::arch::wasm32::*;
@@ -652,6 +659,7 @@ mod simd {
         [x, y, z, w]
     }
 
+    /// Four rows of four i32 transposed.
     #[inline]
     #[target_feature(enable = "simd128")]
     fn transpose([a, b, c, d]: [v128; 4]) -> [v128; 4] {
