@@ -20,7 +20,7 @@ import * as zarr from "zarrita";
 import { get, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 import { loadPcodec } from "../dist/load.js";
 
-import { median } from "./util.mjs";
+import { inTurns, median } from "./util.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const root = fileURLToPath(new URL("../target/bench-pcodec/", import.meta.url));
@@ -95,28 +95,10 @@ for (const name of FIELDS) {
   }
   fields.push({ name, meta, chunks, stores, reads, codec, times: Object.fromEntries(Object.keys(reads).map((k) => [k, []])), native: [] });
 }
-let native = "run";
-for (let done = 0; done < ROUNDS; done += BLOCK) {
-  const rounds = Math.min(BLOCK, ROUNDS - done);
-  if (native === "run") {
-    try {
-      const times = JSON.parse(execFileSync(python, [script, "time", root, String(rounds)], { encoding: "utf8" }));
-      for (const f of fields) f.native.push(...times[f.name].times_ms);
-    } catch (e) {
-      native = `not run: ${String(e.message).split("\n")[0]}`;
-    }
-  }
-  for (const f of fields) {
-    for (let r = 0; r < rounds; r++) {
-      // Interleaved, so that every read sees the same state of the machine.
-      for (const [read, run] of Object.entries(f.reads)) {
-        const t0 = performance.now();
-        await run();
-        f.times[read].push(performance.now() - t0);
-      }
-    }
-  }
-}
+const native = await inTurns(ROUNDS, BLOCK, (rounds) => {
+  const times = JSON.parse(execFileSync(python, [script, "time", root, String(rounds)], { encoding: "utf8" }));
+  for (const f of fields) f.native.push(...times[f.name].times_ms);
+}, fields);
 await pool.terminate();
 const results = fields.map((f) => {
   f.codec.free();

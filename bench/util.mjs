@@ -1,5 +1,6 @@
 // Helpers the read benchmarks share: the design card's field, a seeded shuffle (each round
-// runs the reads in a new order, repeatable from run to run) and the median.
+// runs the reads in a new order, repeatable from run to run), the median, and rounds taken in
+// turns with a native decoder.
 
 /** A function that returns `xs` shuffled, from a seeded generator (mulberry32). */
 export function seededShuffle(seed) {
@@ -58,4 +59,37 @@ export async function timeRounds(reads, rounds, shuffled) {
     }
   }
   return runs;
+}
+
+/**
+ * `total` rounds in blocks of `block`, taking turns with a native decoder in a process of its
+ * own, so that both sides are timed in the same stretch of the machine's time: before each
+ * block, `native(rounds)` times the native side (once it throws, it is not called again);
+ * then every field's reads (`field.reads`: name -> async function) run `rounds` times,
+ * interleaved, each time pushed to `field.times[name]`. Returns "run", or why the native side
+ * was not.
+ */
+export async function inTurns(total, block, native, fields) {
+  let state = "run";
+  for (let done = 0; done < total; done += block) {
+    const rounds = Math.min(block, total - done);
+    if (state === "run") {
+      try {
+        native(rounds);
+      } catch (e) {
+        state = `not run: ${String(e.message).split("\n")[0]}`;
+      }
+    }
+    for (const f of fields) {
+      for (let r = 0; r < rounds; r++) {
+        // Interleaved, so that every read sees the same state of the machine.
+        for (const [read, run] of Object.entries(f.reads)) {
+          const t0 = performance.now();
+          await run();
+          f.times[read].push(performance.now() - t0);
+        }
+      }
+    }
+  }
+  return state;
 }

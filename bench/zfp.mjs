@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { get as ownGet, loadZfp, registerCodecs } from "zarr-wasm-codecs";
 
-import { median } from "./util.mjs";
+import { inTurns, median } from "./util.mjs";
 
 const TOLERANCE = Number(process.env.BENCH_TOLERANCE ?? 1e-3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -97,38 +97,18 @@ for (const { name, shape, values } of FIELDS) {
   fields.push({ name, shape, stream, codec, file, sha256: sha(decoded), reads, times: { decode: [], zarr_get: [], get: [], get_out: [] }, zfpy: [] });
 }
 
-// Rounds run in blocks of three; before each block, zfpy decodes every field in a Python process
-// of its own, so that both sides are timed in the same stretch of the machine's time.
-const BLOCK = 3;
+// Rounds in blocks of three; before each block, zfpy decodes every field in a Python process.
 const python = process.env.ZFPY_PYTHON ?? "python3";
 const script = fileURLToPath(new URL("./zfpy_decode.py", import.meta.url));
 const jobs = fields.map((f) => ({ file: f.file, shape: f.shape, tolerance: TOLERANCE }));
-let zfpy = "run";
 const zfpySha = [];
-for (let done = 0; done < ROUNDS; done += BLOCK) {
-  const rounds = Math.min(BLOCK, ROUNDS - done);
-  if (zfpy === "run") {
-    try {
-      const got = JSON.parse(execFileSync(python, [script, JSON.stringify(jobs), String(rounds)], { encoding: "utf8" }));
-      for (const [i, f] of fields.entries()) {
-        f.zfpy.push(...got[i].times_ms);
-        zfpySha[i] = got[i].sha256;
-      }
-    } catch (e) {
-      zfpy = `not run: ${String(e.message).split("\n")[0]}`;
-    }
+const zfpy = await inTurns(ROUNDS, 3, (rounds) => {
+  const got = JSON.parse(execFileSync(python, [script, JSON.stringify(jobs), String(rounds)], { encoding: "utf8" }));
+  for (const [i, f] of fields.entries()) {
+    f.zfpy.push(...got[i].times_ms);
+    zfpySha[i] = got[i].sha256;
   }
-  for (const f of fields) {
-    for (let r = 0; r < rounds; r++) {
-      // Interleaved, so that every read sees the same state of the machine.
-      for (const [read, run] of Object.entries(f.reads)) {
-        const t0 = performance.now();
-        await run();
-        f.times[read].push(performance.now() - t0);
-      }
-    }
-  }
-}
+}, fields);
 
 const results = fields.map((f, i) => {
   f.codec.free();

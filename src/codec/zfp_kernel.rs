@@ -733,25 +733,16 @@ mod simd {
             let bit = u32x4_splat(1 << k);
             let low = u32x4_splat(x as u32);
             for g in 0..groups.min(8) {
-                let m = NIBBLES[g];
-                acc[g] = v128_or(acc[g], v128_and(i32x4_eq(v128_and(low, m), m), bit));
+                acc[g] = test_lanes(acc[g], low, NIBBLES[g], bit);
             }
             if groups > 8 {
                 let high = u32x4_splat((x >> 32) as u32);
                 for g in 8..groups {
-                    let m = NIBBLES[g - 8];
-                    acc[g] = v128_or(acc[g], v128_and(i32x4_eq(v128_and(high, m), m), bit));
+                    acc[g] = test_lanes(acc[g], high, NIBBLES[g - 8], bit);
                 }
             }
         }
-        for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(acc) {
-            *row = [
-                u32x4_extract_lane::<0>(a),
-                u32x4_extract_lane::<1>(a),
-                u32x4_extract_lane::<2>(a),
-                u32x4_extract_lane::<3>(a),
-            ];
-        }
+        store_rows(data, acc);
     }
 
     /// [`deposit`] for the first `G` groups of four coefficients (`G` at most 4).
@@ -768,10 +759,28 @@ mod simd {
             let bit = u32x4_splat(1 << k);
             let low = u32x4_splat(x as u32);
             for (a, m) in acc.iter_mut().zip(NIBBLES) {
-                *a = v128_or(*a, v128_and(i32x4_eq(v128_and(low, m), m), bit));
+                *a = test_lanes(*a, low, m, bit);
             }
         }
-        for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(acc) {
+        store_rows(data, acc);
+    }
+
+    /// `acc` with `bit` set in each lane whose own bit of `m` is set in `half` (32 bits of a
+    /// plane's row in every lane).
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    fn test_lanes(acc: v128, half: v128, m: v128, bit: v128) -> v128 {
+        v128_or(acc, v128_and(i32x4_eq(v128_and(half, m), m), bit))
+    }
+
+    /// Vectors of four u32 into the first rows of four of `data`.
+    #[inline]
+    #[target_feature(enable = "simd128")]
+    fn store_rows<const SIZE: usize>(
+        data: &mut [u32; SIZE],
+        vectors: impl IntoIterator<Item = v128>,
+    ) {
+        for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(vectors) {
             *row = [
                 u32x4_extract_lane::<0>(a),
                 u32x4_extract_lane::<1>(a),
