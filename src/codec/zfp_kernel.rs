@@ -383,26 +383,20 @@ pub trait Plane: Copy + Default {
     fn from_rows<const SIZE: usize>(
         planes: &mut [u64; 64],
         ks: Range<u32>,
-        n: u32,
+        _n: u32,
         work: u32,
         data: &mut [Self; SIZE],
     ) {
         if work < Self::TRANSPOSE_WORK {
-            Self::deposit(planes, ks, n, data);
+            Self::deposit(planes, ks, data);
         } else {
             planes[..ks.start as usize].fill(0);
             Self::from_planes(planes, data);
         }
     }
-    /// The same from the rows `ks` alone, whose bits are those of the first `n` coefficients,
-    /// a row's bits one at a time; `data` all 0 on entry.
+    /// The same from the rows `ks` alone, a row's bits one at a time; `data` all 0 on entry.
     #[inline(always)]
-    fn deposit<const SIZE: usize>(
-        planes: &[u64; 64],
-        ks: Range<u32>,
-        _n: u32,
-        data: &mut [Self; SIZE],
-    ) {
+    fn deposit<const SIZE: usize>(planes: &[u64; 64], ks: Range<u32>, data: &mut [Self; SIZE]) {
         for k in ks {
             let x = planes[k as usize];
             let len = 64 - x.leading_zeros() as usize;
@@ -420,16 +414,6 @@ pub trait Plane: Copy + Default {
 impl Plane for u32 {
     const BITS: u32 = 32;
     const TRANSPOSE_WORK: u32 = 96;
-    #[cfg(target_arch = "wasm32")]
-    #[inline(always)]
-    fn deposit<const SIZE: usize>(
-        planes: &[u64; 64],
-        ks: Range<u32>,
-        n: u32,
-        data: &mut [u32; SIZE],
-    ) {
-        simd::deposit(planes, ks, n, data);
-    }
     /// In wasm, up to 16 significant coefficients (every 2-D block) are deposited, four lanes
     /// to a vector held in a register; more are transposed.
     #[cfg(target_arch = "wasm32")]
@@ -537,11 +521,21 @@ pub trait BlockInt: Copy + Default {
         coded: &[Self::Coded; SIZE],
         out: &mut [Self; SIZE],
     ) {
-        for (&u, &to) in coded.iter().zip(perm(D)) {
-            // The tables hold indices below SIZE: the mask only spares a bounds check.
-            out[usize::from(to) & (SIZE - 1)] = Self::from_negabinary(u);
-        }
+        reorder::<Self, D, SIZE>(coded, out);
         inv_xform(out.as_chunks_mut::<4>().0);
+    }
+}
+
+/// A block's coefficients, in the coded order of a block of `D` dimensions, put in place as
+/// two's-complement integers.
+#[inline(always)]
+fn reorder<I: BlockInt, const D: usize, const SIZE: usize>(
+    coded: &[I::Coded; SIZE],
+    out: &mut [I; SIZE],
+) {
+    for (&u, &to) in coded.iter().zip(perm(D)) {
+        // The tables hold indices below SIZE: the mask only spares a bounds check.
+        out[usize::from(to) & (SIZE - 1)] = I::from_negabinary(u);
     }
 }
 
@@ -603,10 +597,8 @@ macro_rules! block_int {
             match D {
                 2 => {
                     // Put in place one value at a time: for 16 values, cheaper than gathering.
-                    let mut block = [0i32; 16];
-                    for (&u, &to) in coded.iter().zip(&PERM_2) {
-                        block[usize::from(to) % 16] = Self::from_negabinary(u);
-                    }
+                    let mut block = [0i32; SIZE];
+                    reorder::<Self, D, SIZE>(coded, &mut block);
                     let v = std::array::from_fn(|r| {
                         simd::vector(block[4 * r..4 * r + 4].try_into().expect("four values"))
                     });
@@ -623,9 +615,7 @@ macro_rules! block_int {
                     rows.try_into().expect("64 rows"),
                 ),
                 _ => {
-                    for (o, &u) in out.iter_mut().zip(coded) {
-                        *o = Self::from_negabinary(u);
-                    }
+                    reorder::<Self, D, SIZE>(coded, out);
                     inv_xform(out.as_chunks_mut::<4>().0);
                 }
             }
@@ -692,22 +682,18 @@ mod simd {
         ]
     }
 
-    /// The coefficient bits each lane of a group of four tests, for the eight groups of a
-    /// 32-bit half of a bit plane.
-    const NIBBLES: [v128; 8] = {
-        let mut m = [u32x4(1, 2, 4, 8); 8];
-        let mut g = 1;
-        while g < 8 {
-            m[g] = u32x4(1 << (4 * g), 2 << (4 * g), 4 << (4 * g), 8 << (4 * g));
-            g += 1;
-        }
-        m
-    };
+    /// The coefficient bits each lane of a group of four tests, for the first four groups.
+    const NIBBLES: [v128; 4] = [
+        u32x4(1, 2, 4, 8),
+        u32x4(1 << 4, 2 << 4, 4 << 4, 8 << 4),
+        u32x4(1 << 8, 2 << 8, 4 << 8, 8 << 8),
+        u32x4(1 << 12, 2 << 12, 4 << 12, 8 << 12),
+    ];
 
-    /// [`super::Plane::deposit`] for blocks of up to 64 u32 coefficients: each row's bits
-    /// four coefficients at a time, a lane testing its own bit; as many groups of four for
-    /// every row as the block's significant coefficients need (the same count row after row,
-    /// which a branch predictor learns).
+    /// [`super::Plane::deposit`] for blocks whose significant coefficients are at most the
+    /// first 16 (`n`): each row's bits four coefficients at a time, a lane testing its own
+    /// bit, as many groups of four for every row as the block needs, their sums held in
+    /// registers.
     #[inline]
     #[target_feature(enable = "simd128")]
     pub fn deposit<const SIZE: usize>(
@@ -716,39 +702,19 @@ mod simd {
         n: u32,
         data: &mut [u32; SIZE],
     ) {
-        let groups = (n as usize).div_ceil(4).min(SIZE / 4);
-        // Up to 16 coefficients (most blocks of smooth fields): the groups' sums held in
-        // registers.
-        match groups {
-            0 => return,
-            1 => return deposit_few::<SIZE, 1>(planes, ks, data),
-            2 => return deposit_few::<SIZE, 2>(planes, ks, data),
-            3 => return deposit_few::<SIZE, 3>(planes, ks, data),
-            4 => return deposit_few::<SIZE, 4>(planes, ks, data),
-            _ => {}
+        match n.div_ceil(4) {
+            0 => {}
+            1 => deposit_groups::<SIZE, 1>(planes, ks, data),
+            2 => deposit_groups::<SIZE, 2>(planes, ks, data),
+            3 => deposit_groups::<SIZE, 3>(planes, ks, data),
+            _ => deposit_groups::<SIZE, 4>(planes, ks, data),
         }
-        let mut acc = [u32x4_splat(0); 16];
-        for k in ks {
-            let x = planes[k as usize];
-            let bit = u32x4_splat(1 << k);
-            let low = u32x4_splat(x as u32);
-            for g in 0..groups.min(8) {
-                acc[g] = test_lanes(acc[g], low, NIBBLES[g], bit);
-            }
-            if groups > 8 {
-                let high = u32x4_splat((x >> 32) as u32);
-                for g in 8..groups {
-                    acc[g] = test_lanes(acc[g], high, NIBBLES[g - 8], bit);
-                }
-            }
-        }
-        store_rows(data, acc);
     }
 
     /// [`deposit`] for the first `G` groups of four coefficients (`G` at most 4).
     #[inline]
     #[target_feature(enable = "simd128")]
-    fn deposit_few<const SIZE: usize, const G: usize>(
+    fn deposit_groups<const SIZE: usize, const G: usize>(
         planes: &[u64; 64],
         ks: core::ops::Range<u32>,
         data: &mut [u32; SIZE],
@@ -757,30 +723,13 @@ mod simd {
         for k in ks {
             let x = planes[k as usize];
             let bit = u32x4_splat(1 << k);
+            // The row's low 32 bits in every lane; a lane whose own bit is set gains `bit`.
             let low = u32x4_splat(x as u32);
             for (a, m) in acc.iter_mut().zip(NIBBLES) {
-                *a = test_lanes(*a, low, m, bit);
+                *a = v128_or(*a, v128_and(i32x4_eq(v128_and(low, m), m), bit));
             }
         }
-        store_rows(data, acc);
-    }
-
-    /// `acc` with `bit` set in each lane whose own bit of `m` is set in `half` (32 bits of a
-    /// plane's row in every lane).
-    #[inline]
-    #[target_feature(enable = "simd128")]
-    fn test_lanes(acc: v128, half: v128, m: v128, bit: v128) -> v128 {
-        v128_or(acc, v128_and(i32x4_eq(v128_and(half, m), m), bit))
-    }
-
-    /// Vectors of four u32 into the first rows of four of `data`.
-    #[inline]
-    #[target_feature(enable = "simd128")]
-    fn store_rows<const SIZE: usize>(
-        data: &mut [u32; SIZE],
-        vectors: impl IntoIterator<Item = v128>,
-    ) {
-        for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(vectors) {
+        for (row, a) in data.as_chunks_mut::<4>().0.iter_mut().zip(acc) {
             *row = [
                 u32x4_extract_lane::<0>(a),
                 u32x4_extract_lane::<1>(a),
@@ -987,10 +936,7 @@ fn decode_ints<I: BlockInt, const D: usize, const SIZE: usize>(
         r.skip(minbits - bits);
     }
     if reversible {
-        for (&u, &to) in coded.iter().zip(perm(D)) {
-            // The tables hold indices below SIZE: the mask only spares a bounds check.
-            out[usize::from(to) & (SIZE - 1)] = I::from_negabinary(u);
-        }
+        reorder::<I, D, SIZE>(&coded, out);
         transform(out.as_chunks_mut::<4>().0, rev_inv_lift);
     } else {
         I::reorder_xform::<D, SIZE>(&coded, out);
@@ -1108,7 +1054,12 @@ fn decode_block<T: Decodable, const D: usize, const SIZE: usize>(
     // What is left of the budgets after the header (none when the header takes more).
     let minbits = p.minbits.saturating_sub(header);
     let maxbits = p.maxbits.saturating_sub(header);
-    let maxprec = float_precision(emax, p, D);
+    // A reversible block's precision is in its own bits.
+    let maxprec = if reversible {
+        0
+    } else {
+        float_precision(emax, p, D)
+    };
     decode_ints::<T::Int, D, SIZE>(
         r,
         limit,
