@@ -116,8 +116,7 @@ pub(crate) fn to_typed_array(data: &ArrayData) -> JsValue {
 /// An array's zarr.json read exactly: its chunk reader, or why this path does not run it.
 pub(crate) fn open_reader(zarr_json: &str) -> Result<(Value, Opened), JsValue> {
     let meta = parse_json(zarr_json, "zarr.json")?;
-    let meta = zarr_wasm_codecs::layout::normalise(meta).map_err(js_error)?;
-    let opened = zarr_wasm_codecs::layout::open(&meta).map_err(js_error)?;
+    let (meta, opened) = zarr_wasm_codecs::layout::open_any(meta).map_err(js_error)?;
     let reader = match opened {
         zarr_wasm_codecs::layout::Opened::Layout(layout) => Ok(ChunkReader::new(*layout)),
         zarr_wasm_codecs::layout::Opened::Unsupported(reason) => Err(reason),

@@ -69,12 +69,12 @@ export interface Decompressor {
 /**
  * How a step is built, in the main thread and again in a worker (in decode order: the
  * compress module's step before a serializer's). `compress`: the bytes -> bytes codecs (zarr
- * v3 metadata as JSON, encode order) and the size every chunk decodes to (-1 where it
- * varies). `pcodec`, `zfp`: the codec's configuration (JSON), the data type it receives and
- * the chunk shape it sees (JSON).
+ * v3 metadata as JSON, encode order), the item size of what they receive, and the size every
+ * chunk decodes to where every chunk has the same. `pcodec`, `zfp`: the codec's
+ * configuration (JSON), the data type it receives and the chunk shape it sees (JSON).
  */
 export type StageSpec =
-  | { kind: "compress"; codecs: string; expected: number }
+  | { kind: "compress"; codecs: string; itemSize: number; expected?: number }
   | { kind: "pcodec" | "zfp"; configuration: string; dataType: string; chunkShape: string };
 
 /** A serializer's class in the pcodec and zfp modules (PcodecCodec, ZfpCodec). */
@@ -89,14 +89,14 @@ interface SerializerClass {
 
 /** What each module gives a step: its class. */
 export interface StageClasses {
-  compress?: new (codecs: string, expected: number) => Decompressor;
+  compress?: new (codecs: string, itemSize: number, expected?: number) => Decompressor & { encode(raw: Uint8Array): Uint8Array };
   pcodec?: SerializerClass;
   zfp?: SerializerClass;
 }
 
 /** A step built from its spec, with (serializers) the encoder the write path uses. */
 export function stageOf(spec: StageSpec, classes: StageClasses): Decompressor & { encode?(raw: Uint8Array): Uint8Array } {
-  if (spec.kind === "compress") return new classes.compress!(spec.codecs, spec.expected);
+  if (spec.kind === "compress") return new classes.compress!(spec.codecs, spec.itemSize, spec.expected);
   const codec = new classes[spec.kind]!(spec.configuration, spec.dataType, spec.chunkShape);
   return {
     decode: (stored) => codec.decodeBytes(stored),

@@ -91,37 +91,55 @@ export function concurrencyOf(options: GetOptions, fallback: number): number {
   return n;
 }
 
-/** What the wasm says of an array's layout (crate::layout::ArrayLayout::to_json). */
-interface Layout {
+/**
+ * What the wasm says of an array's layout (crate::layout::ArrayLayout::to_json); the keys are
+ * held to the Rust side's by tests/node/layout-contract.test.mjs.
+ */
+export interface Layout {
+  zarr_format: 2 | 3;
   data_type: string;
   shape: number[];
   chunk_shape: number[];
   key_v2: boolean;
   key_separator: string;
+  /** The (inner) chunk's bytes -> bytes codecs, configured as the compress module reads them. */
   codecs: CodecMeta[];
-  /** Whether the compress module undoes `codecs` (and the shard index's codecs). */
-  codecs_wasm: boolean;
-  index_codecs_wasm: boolean;
+  /** null where the compress module runs `codecs`, else why zarrita's registry does. */
+  codecs_fallback: string | null;
+  /** For each of `codecs`, whether the compress module encodes it (writes). */
+  codecs_encode_wasm: boolean[];
+  /** What the bytes -> bytes codecs receive: the data type and chunk shape laid out as bytes. */
+  stored_data_type: string;
+  stored_chunk_shape: number[];
+  stored_item_size: number;
   /**
-   * The array -> bytes codec run on whole chunks in a module of its own (pcodec, zfp), which
-   * decodes a chunk to its values' little-endian bytes: the codec, the data type it receives
-   * and the chunk shape it sees.
+   * The array -> bytes codec run on whole chunks in a module of its own, which decodes a
+   * chunk to its values' little-endian bytes: the codec, its module, the data type it
+   * receives and the chunk shape it sees.
    */
-  serializer: null | { codec: CodecMeta; data_type: string; chunk_shape: number[] };
+  serializer: null | { codec: CodecMeta; module: "pcodec" | "zfp"; data_type: string; chunk_shape: number[] };
+  /** The size of an (inner) chunk once `codecs` are undone, where every chunk has the same. */
+  decoded_bytes: number | null;
   /** The size of one (inner) chunk as the reader takes it (after `codecs` and `serializer`). */
   chunk_bytes: number;
   /** Whether a transpose lays the chunks out in another order than C (zarr v2's order F). */
   transposed: boolean;
+  /** Whether `set` writes the array on the package's own path (else through zarr.set). */
+  writes_here: boolean;
   shard: null | {
     chunk_shape: number[];
     index_endian: "little" | "big";
     index_codecs: CodecMeta[];
+    index_fallback: string | null;
+    /** The index's size once its codecs are undone (16 bytes an inner chunk). */
+    index_decoded_bytes: number;
+    /** Its stored size, where its codecs fix it. */
     index_bytes: number | null;
     index_at_end: boolean;
   };
   fill_bytes: number[];
 }
-interface CodecMeta {
+export interface CodecMeta {
   name: string;
   configuration?: unknown;
 }
@@ -169,28 +187,30 @@ const MODULES = {
   zfp: async () => ((wasm) => ({ wasm, classes: { zfp: wasm.ZfpCodec } }))(await loadZfp()),
 } satisfies Record<StageSpec["kind"], () => Promise<{ wasm: object; classes: StageClasses }>>;
 
-async function stage(spec: StageSpec): Promise<Stage> {
+export async function stage(spec: StageSpec): Promise<Stage> {
   const { wasm, classes } = await MODULES[spec.kind]();
   return { spec, decoder: stageOf(spec, classes), memory: memoryOf(wasm), module: compiledOf(wasm) };
 }
 
 /** The compress module's step for a list of bytes -> bytes codecs. */
-function compressStage(codecs: CodecMeta[], expected: number): Promise<Stage> {
-  return stage({ kind: "compress", codecs: JSON.stringify(codecs), expected });
+function compressStage(codecs: CodecMeta[], itemSize: number, expected: number | null): Promise<Stage> {
+  return stage({ kind: "compress", codecs: JSON.stringify(codecs), itemSize, expected: expected ?? undefined });
 }
-
-/** The module a serializer runs in, by codec name. */
-const SERIALIZERS: Record<string, "pcodec" | "zfp" | undefined> = { "numcodecs.pcodec": "pcodec", zfp: "zfp" };
 
 let accessKeys = 0;
 
-async function bytesCodecs(list: CodecMeta[], chunkShape: number[]): Promise<BytesCodec[] | string> {
+/**
+ * Bytes -> bytes codecs from zarrita's registry (those the layout says the compress module
+ * does not run), each built from the representation it receives: the data type and chunk
+ * shape the array -> bytes codec lays out, as zarr-python hands them.
+ */
+async function bytesCodecs(list: CodecMeta[], dataType: string, chunkShape: number[]): Promise<BytesCodec[] | string> {
   const out: BytesCodec[] = [];
   for (const meta of list) {
     const load = zarr.registry.get(meta.name);
     if (!load) return `no codec ${meta.name} in zarrita's registry`;
     const Codec = (await load()) as unknown as { fromConfig(c: unknown, m: unknown): BytesCodec };
-    const codec = Codec.fromConfig(meta.configuration, { dataType: "uint8", shape: chunkShape, codecs: list, fillValue: 0 });
+    const codec = Codec.fromConfig(meta.configuration, { dataType, shape: chunkShape, codecs: list, fillValue: 0 });
     out.push({
       decode: (bytes) => viaCodec(meta.name, "decode", () => codec.decode(bytes)),
       computeEncodedSize: codec.computeEncodedSize && ((size) => codec.computeEncodedSize!(size)),
@@ -261,23 +281,20 @@ async function access<R extends TileReader>(
   let compressors: BytesCodec[] = [];
   const stages: Stage[] = [];
   const serializer = layout.serializer;
-  // The compress module reads the codecs' configurations: one it refuses goes to zarrita's.
-  // Before a serializer, a chunk's size after them varies.
-  const expected = serializer ? -1 : layout.chunk_bytes;
-  const chunks = layout.codecs.length && layout.codecs_wasm ? await compressStage(layout.codecs, expected).catch(() => undefined) : undefined;
-  if (chunks) {
-    stages.push(chunks);
-  } else {
-    const codecs = await bytesCodecs(layout.codecs, chunkShape);
+  // The core decided from its codec table which codecs the compress module runs (with the
+  // item size they receive); the others are zarrita's, built from the same representation.
+  // A failure to load a module is the read's error, not a reason to go elsewhere.
+  if (layout.codecs.length && layout.codecs_fallback === null) {
+    stages.push(await compressStage(layout.codecs, layout.stored_item_size, layout.decoded_bytes));
+  } else if (layout.codecs.length) {
+    const codecs = await bytesCodecs(layout.codecs, layout.stored_data_type, layout.stored_chunk_shape);
     if (typeof codecs === "string") return codecs;
     compressors = codecs;
   }
   if (serializer) {
-    const moduleKind = SERIALIZERS[serializer.codec.name];
-    if (!moduleKind) return `no module for ${serializer.codec.name}`;
     // A configuration the module refuses is the read's error (INVALID_CONFIG), as zarr.get's would be.
     stages.push(await stage({
-      kind: moduleKind,
+      kind: serializer.module,
       configuration: JSON.stringify(serializer.codec.configuration ?? {}),
       dataType: serializer.data_type,
       chunkShape: JSON.stringify(serializer.chunk_shape),
@@ -288,16 +305,15 @@ async function access<R extends TileReader>(
   if (layout.shard) {
     if (!(arr.store as AnyStore).getRange) return "the store has no getRange for shards";
     const perShard = layout.chunk_shape.map((s, i) => s / chunkShape[i]);
-    const decoded = 16 * perShard.reduce((a, b) => a * b, 1);
-    const list = layout.shard.index_codecs;
-    const u = layout.index_codecs_wasm && list.length ? await compressStage(list, decoded).catch(() => undefined) : undefined;
-    if (layout.index_codecs_wasm && layout.shard.index_bytes !== null && (u || !list.length)) {
-      const bytes = layout.shard.index_bytes;
-      index = { bytes, perShard, unpack: async (raw) => (u ? unpackAll([u], raw).slice() : raw) };
+    const shard = layout.shard;
+    const list = shard.index_codecs;
+    if (shard.index_fallback === null && shard.index_bytes !== null) {
+      const u = list.length ? await compressStage(list, 8, shard.index_decoded_bytes) : undefined;
+      index = { bytes: shard.index_bytes, perShard, unpack: async (raw) => (u ? unpackAll([u], raw).slice() : raw) };
     } else {
-      const codecs = await bytesCodecs(list, [...perShard, 2]);
+      const codecs = await bytesCodecs(list, "uint64", [...perShard, 2]);
       if (typeof codecs === "string") return codecs;
-      let bytes = decoded;
+      let bytes = shard.index_decoded_bytes;
       for (const c of codecs) {
         if (!c.computeEncodedSize) return "a shard index codec of unknown size";
         bytes = c.computeEncodedSize(bytes);

@@ -15,8 +15,10 @@ import {
   decodeBytes,
   filled,
   isV2Text,
+  type Layout,
   metadataText,
   progress,
+  stage,
   type Selection,
   type TypedArray,
   typedArrayFor,
@@ -146,10 +148,19 @@ function overlay(chunk: TypedArray, chunkShape: number[], box: Box, plan: Plan, 
   }
 }
 
-/** A bytes -> bytes codec that encodes: the package's gzip, else the registry's. */
-async function encoders(list: { name: string; configuration?: unknown }[]) {
+/**
+ * The bytes -> bytes codecs that encode a chunk, in order: the compress module's where the
+ * layout says it encodes them, else the package's gzip, else zarrita's registry's, each built
+ * from the representation it receives (the data type and chunk shape laid out as bytes).
+ */
+async function encoders(layout: Layout) {
   const out = [];
-  for (const meta of list) {
+  for (const [i, meta] of layout.codecs.entries()) {
+    if (layout.codecs_encode_wasm[i]) {
+      const { decoder } = await stage({ kind: "compress", codecs: JSON.stringify([meta]), itemSize: layout.stored_item_size });
+      out.push({ encode: (bytes: Uint8Array) => decoder.encode!(bytes) });
+      continue;
+    }
     if (meta.name === "gzip") {
       out.push(GzipCodec.fromConfig(meta.configuration as never));
       continue;
@@ -157,7 +168,8 @@ async function encoders(list: { name: string; configuration?: unknown }[]) {
     const load = zarr.registry.get(meta.name);
     if (!load) throw new zarr.UnknownCodecError(meta.name);
     const Codec = (await load()) as unknown as { fromConfig(c: unknown, m?: unknown): { encode(b: Uint8Array): Uint8Array | Promise<Uint8Array> } };
-    const codec = Codec.fromConfig(meta.configuration, {});
+    const representation = { dataType: layout.stored_data_type, shape: layout.stored_chunk_shape, codecs: layout.codecs, fillValue: 0 };
+    const codec = Codec.fromConfig(meta.configuration, representation);
     out.push({ encode: (bytes: Uint8Array) => viaCodec(meta.name, "encode", () => codec.encode(bytes)) });
   }
   return out;
@@ -234,8 +246,9 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
       planSelection(selection, a.layout.shape, a.chunkShape);
       throw codedError("UNSUPPORTED", "sharded arrays cannot be written (zarrita's zarr.set cannot write them either); nothing was written");
     }
-    // zarr v2 arrays are written by zarr.set: numcodecs' filters encode with NumPy's rules.
-    if (typeof a === "string" || a.layout.transposed || isV2Text(a.text)) {
+    // The layout says which arrays zarr.set writes (zarr v2 filters that take values encode
+    // with NumPy's rules).
+    if (typeof a === "string" || !a.layout.writes_here) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value, options, plan.boxes.length);
@@ -273,7 +286,7 @@ async function encodeBoxes(
   const Ctor = typedArrayFor(layout.data_type)!;
   const size = a.chunkShape.reduce((x, y) => x * y, 1);
   const fill = Uint8Array.from(layout.fill_bytes);
-  const codecs = await encoders(layout.codecs);
+  const codecs = await encoders(layout);
   const serializer = a.stages.find((s) => s.spec.kind !== "compress")?.decoder;
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
   for (const box of plan.boxes) {

@@ -152,8 +152,7 @@ impl fmt::Display for Error {
             ),
             Error::UnknownCodec { name } => write!(
                 f,
-                "unknown codec {}: this package implements scale_offset, cast_value, bytes \
-                 and zfp",
+                "unknown codec {}: the package's codec table does not have it",
                 quoted(name)
             ),
             Error::InvalidConfig { codec, message } => {

@@ -61,7 +61,7 @@ fn a_chain_decodes_through_its_v3_names() {
     for c in cases() {
         let name = c.codec.entry().v3_names[0];
         let list = json::parse(&format!(r#"[{{"name": "{name}"}}]"#)).unwrap();
-        let chain = BytesChain::from_v3(list.as_array().unwrap()).unwrap();
+        let chain = BytesChain::from_v3(list.as_array().unwrap(), 1).unwrap();
         let out = chain.decode(&c.encoded, Some(c.decoded.len())).unwrap();
         assert_eq!(out, c.decoded, "{}", c.name);
     }
@@ -155,16 +155,85 @@ fn unknown_codecs_and_keys_are_refused() {
     let list =
         json::parse(r#"[{"name": "zstd", "configuration": {"level": 0, "bogus": 1}}]"#).unwrap();
     assert_eq!(
-        BytesChain::from_v3(list.as_array().unwrap())
+        BytesChain::from_v3(list.as_array().unwrap(), 1)
             .unwrap_err()
             .code(),
         "INVALID_CONFIG"
     );
     let list = json::parse(r#"[{"name": "bz2"}]"#).unwrap();
     assert_eq!(
-        BytesChain::from_v3(list.as_array().unwrap())
+        BytesChain::from_v3(list.as_array().unwrap(), 1)
             .unwrap_err()
             .code(),
         "UNKNOWN_CODEC"
     );
+}
+
+/// numcodecs' `Shuffle(elementsize)` (zarr v3 `numcodecs.shuffle`): its streams decode to its
+/// input and its input encodes to its streams, byte for byte; buffers that are not whole
+/// elements, which numcodecs refuses, are refused both ways.
+#[test]
+fn numcodecs_shuffle_both_ways() {
+    let manifest = json::parse(&fs::read_to_string(dir().join("manifest.json")).unwrap()).unwrap();
+    let configured = |case: &json::Value| {
+        let config = case.get("config").unwrap().as_object().unwrap();
+        let mut rest = json::Map::new();
+        for (k, v) in config.iter().filter(|(k, _)| k.as_str() != "id") {
+            rest.insert(k.clone(), v.clone());
+        }
+        let id = config.get("id").unwrap().as_str().unwrap();
+        BytesCodec::from_v2_id(id)
+            .unwrap()
+            .configure(Some(&json::Value::Object(rest)), 1)
+            .unwrap()
+    };
+    let cases = manifest.get("shuffle").unwrap().as_array().unwrap();
+    assert_eq!(cases.len(), 22);
+    for case in cases {
+        let file =
+            |key: &str| fs::read(dir().join(case.get(key).unwrap().as_str().unwrap())).unwrap();
+        let (input, encoded) = (file("input"), file("encoded"));
+        let codec = configured(case);
+        assert_eq!(
+            codec
+                .decode(&encoded, Some(input.len()), DEFAULT_LIMIT)
+                .as_deref(),
+            Ok(&input[..]),
+            "{case}"
+        );
+        assert_eq!(
+            codec.encode(&input).unwrap().as_deref(),
+            Ok(&encoded[..]),
+            "{case}"
+        );
+    }
+    let refused = manifest.get("shuffle_refused").unwrap().as_array().unwrap();
+    assert_eq!(refused.len(), 8);
+    for case in refused {
+        let input = fs::read(dir().join(case.get("input").unwrap().as_str().unwrap())).unwrap();
+        let codec = configured(case);
+        let err = codec.encode(&input).unwrap().unwrap_err();
+        assert_eq!(err.code(), "CORRUPT_CHUNK", "{case}");
+        let err = codec.decode(&input, None, DEFAULT_LIMIT).unwrap_err();
+        assert_eq!(err.code(), "CORRUPT_CHUNK", "{case}");
+    }
+}
+
+/// A v3 `numcodecs.shuffle` without `elementsize` takes the item size of what it receives,
+/// as zarr-python's does; with one, its own.
+#[test]
+fn shuffle_element_size_from_what_it_receives() {
+    let list = json::parse(r#"[{"name": "numcodecs.shuffle", "configuration": {}}]"#).unwrap();
+    let chain = BytesChain::from_v3(list.as_array().unwrap(), 2).unwrap();
+    assert_eq!(chain.codecs, [BytesCodec::Shuffle(2)]);
+    let list =
+        json::parse(r#"[{"name": "numcodecs.shuffle", "configuration": {"elementsize": 8}}]"#)
+            .unwrap();
+    let chain = BytesChain::from_v3(list.as_array().unwrap(), 2).unwrap();
+    assert_eq!(chain.codecs, [BytesCodec::Shuffle(8)]);
+    let list =
+        json::parse(r#"[{"name": "numcodecs.shuffle", "configuration": {"elementsize": -1}}]"#)
+            .unwrap();
+    let err = BytesChain::from_v3(list.as_array().unwrap(), 2).unwrap_err();
+    assert_eq!(err.code(), "INVALID_CONFIG");
 }

@@ -219,7 +219,7 @@ fn sharded_layouts_and_fallbacks() {
     let json = layout.to_json();
     assert_eq!(
         json.get("serializer").expect("serializer").to_string(),
-        r#"{"chunk_shape":[32,32],"codec":{"configuration":{"mode":"reversible"},"name":"zfp"},"data_type":"int32"}"#
+        r#"{"chunk_shape":[32,32],"codec":{"configuration":{"mode":"reversible"},"name":"zfp"},"data_type":"int32","module":"zfp"}"#
     );
     assert_eq!(layout.stored_chunk_shape(), [32, 32]);
     assert_eq!(
@@ -244,7 +244,7 @@ fn sharded_layouts_and_fallbacks() {
             .get("serializer")
             .expect("serializer")
             .to_string(),
-        r#"{"chunk_shape":[4,2,3],"codec":{"configuration":{"level":4},"name":"numcodecs.pcodec"},"data_type":"float32"}"#
+        r#"{"chunk_shape":[4,2,3],"codec":{"configuration":{"level":4},"name":"numcodecs.pcodec"},"data_type":"float32","module":"pcodec"}"#
     );
     // Without one, the serializer is null.
     assert_eq!(

@@ -13,6 +13,7 @@ pub mod pcodec;
 pub mod pipeline;
 pub mod region;
 pub mod scale_offset;
+pub mod table;
 #[cfg(feature = "zfp")]
 pub mod zfp;
 #[cfg(feature = "zfp")]
@@ -27,6 +28,7 @@ pub use bytes::{Bytes, Endian};
 pub use cast_value::{CastValue, OutOfRangeMode, RoundingMode};
 pub use fused::FusedDecode;
 pub use scale_offset::ScaleOffset;
+use table::Runs;
 
 /// Splits a codec's metadata, `{"name": ..., "configuration": {...}}`, into its name and
 /// configuration. (A bare name string is refused, as the reference refuses it.)
@@ -68,9 +70,11 @@ impl ArrayCodec {
     /// Builds the named array -> array codec for arrays of `dtype`; `None` if `name` is not
     /// an array -> array codec this package implements.
     pub fn new(name: &str, configuration: Option<&Value>, dtype: DataType) -> Option<Result<Self>> {
-        match name {
-            "scale_offset" => Some(ScaleOffset::new(configuration, dtype).map(Self::ScaleOffset)),
-            "cast_value" => Some(CastValue::new(configuration, dtype).map(Self::CastValue)),
+        match table::by_v3_name(name)?.runs {
+            Runs::ScaleOffset => {
+                Some(ScaleOffset::new(configuration, dtype).map(Self::ScaleOffset))
+            }
+            Runs::CastValue => Some(CastValue::new(configuration, dtype).map(Self::CastValue)),
             _ => None,
         }
     }
@@ -113,10 +117,14 @@ impl ArrayCodec {
     }
 
     pub fn name(&self) -> &'static str {
-        match self {
-            ArrayCodec::ScaleOffset(_) => "scale_offset",
-            ArrayCodec::CastValue(_) => "cast_value",
-        }
+        let runs = match self {
+            ArrayCodec::ScaleOffset(_) => Runs::ScaleOffset,
+            ArrayCodec::CastValue(_) => Runs::CastValue,
+        };
+        table::CODECS
+            .iter()
+            .find(|r| r.runs == runs)
+            .map_or("array -> array codec", |r| r.name)
     }
 
     pub fn to_json(&self) -> Value {
@@ -226,19 +234,23 @@ impl Chain {
                 fill = built.encode_fill(fill)?;
                 dtype = built.encoded_type();
                 array_codecs.push(built);
-            } else if matches!(name, "bytes" | "zfp") {
+            } else if let Some(runs @ (Runs::Bytes | Runs::WholeChunk(_))) =
+                table::by_v3_name(name).map(|r| r.runs)
+            {
                 if bytes.is_some() {
                     return Err(Error::InvalidMetadata {
                         message: "codecs has more than one array -> bytes codec".into(),
                     });
                 }
-                bytes = Some(match name {
+                bytes = Some(match runs {
                     #[cfg(feature = "zfp")]
-                    "zfp" => Serializer::Zfp(zfp::Zfp::new(config, dtype, chunk_shape)?),
-                    "bytes" => Serializer::Bytes(Bytes::new(config, dtype)?),
+                    Runs::WholeChunk(table::Module::Zfp) => {
+                        Serializer::Zfp(zfp::Zfp::new(config, dtype, chunk_shape)?)
+                    }
+                    Runs::Bytes => Serializer::Bytes(Bytes::new(config, dtype)?),
                     _ => {
                         return Err(Error::UnknownCodec {
-                            name: format!("{name} (this build has no zfp)"),
+                            name: format!("{name} (decoded whole by a module of its own)"),
                         })
                     }
                 });
@@ -469,22 +481,15 @@ pub(crate) fn chunk_len(chunk_shape: &[usize], itemsize: usize) -> Result<usize>
         })
 }
 
-/// The name of the first codec this package implements in a codec list, for error messages.
+/// The name of the first codec of the core chain in a codec list, for error messages.
 fn first_codec_name(codecs: &Value) -> &'static str {
-    let names = codecs
+    codecs
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|c| c.get("name").and_then(Value::as_str));
-    for name in names {
-        match name {
-            "scale_offset" => return "scale_offset",
-            "cast_value" => return "cast_value",
-            "bytes" => return "bytes",
-            _ => {}
-        }
-    }
-    "codec chain"
+        .filter_map(|c| table::by_v3_name(c.get("name")?.as_str()?))
+        .find(|r| matches!(r.runs, Runs::ScaleOffset | Runs::CastValue | Runs::Bytes))
+        .map_or("codec chain", |r| r.name)
 }
 
 /// Equal values, with every NaN equal to every NaN of the same type.

@@ -5,6 +5,7 @@
 //! decodes in one pass: the cast_value runs both steps and the scale_offset passes its chunk
 //! through. Both sides reach that decision through [`fused_pair`], so they always agree.
 
+use super::table::Runs;
 use super::{codec_name_and_config, ArrayCodec, Bytes, CastValue, FusedDecode, ScaleOffset};
 use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
@@ -75,7 +76,8 @@ impl PipelineCodec {
 fn fused_pair(codecs: &[Value], index: usize, dtype: DataType) -> Option<FusedDecode> {
     let (so_name, so_config) = codec_name_and_config(codecs.get(index)?).ok()?;
     let (cv_name, cv_config) = codec_name_and_config(codecs.get(index + 1)?).ok()?;
-    if so_name != "scale_offset" || cv_name != "cast_value" {
+    let runs = |name| super::table::by_v3_name(name).map(|r| r.runs);
+    if runs(so_name) != Some(Runs::ScaleOffset) || runs(cv_name) != Some(Runs::CastValue) {
         return None;
     }
     let so = ScaleOffset::new(so_config, dtype).ok()?;

@@ -12,6 +12,7 @@ pub mod v2;
 use crate::array::ArrayData;
 use crate::codec::bytes_to_bytes::BytesChain;
 use crate::codec::region::{transposed_strides, Span};
+use crate::codec::table::{self, Kind, Module, Runs};
 use crate::codec::{codec_name_and_config, parse_shape, Chain, Endian};
 use crate::dtype::{DataType, Scalar};
 use crate::error::{quoted, Error, Result};
@@ -32,6 +33,8 @@ pub struct ShardLayout {
     pub index_endian: Endian,
     /// The index's bytes -> bytes codecs (e.g. crc32c), in encode order.
     pub index_compressors: Vec<Value>,
+    /// How the read path runs `index_compressors`.
+    pub index_stage: BytesStage,
     pub index_at_end: bool,
 }
 
@@ -46,15 +49,26 @@ pub struct ArrayLayout {
     pub chain: Chain,
     /// The (inner) chunk's bytes -> bytes codecs, in encode order.
     pub compressors: Vec<Value>,
+    /// How the read path runs `compressors`.
+    pub compressor_stage: BytesStage,
     /// An array -> bytes codec that the read path runs on whole chunks in a wasm module of its
-    /// own (`numcodecs.pcodec`, `zfp`): a chunk's stream decodes to the chunk's values as
+    /// own (a [`Runs::WholeChunk`] row): a chunk's stream decodes to the chunk's values as
     /// little-endian bytes, which `chain` (ending in `bytes`, little-endian) then reads.
-    pub serializer: Option<Value>,
+    pub serializer: Option<WholeChunk>,
+    /// 2 for a zarr v2 array (translated by [`v2::to_v3`]), else 3.
+    pub zarr_format: u8,
     /// A `transpose` codec's order: stored dimension `i` is the array's dimension `order[i]`
     /// (zarr v2's order "F" is the reversed axes). The other codecs are element-wise, so the
     /// chain decodes as if it were not there and only where elements lie changes.
     pub order: Option<Vec<usize>>,
     pub shard: Option<ShardLayout>,
+}
+
+/// A whole-chunk array -> bytes codec and the module that runs it.
+#[derive(Debug, Clone)]
+pub struct WholeChunk {
+    pub codec: Value,
+    pub module: Module,
 }
 
 /// An array's metadata, read.
@@ -147,7 +161,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
 
     let sharding = codecs
         .iter()
-        .position(|c| c.get("name").and_then(Value::as_str) == Some("sharding_indexed"));
+        .position(|c| runs_of(c) == Some(Runs::Sharding));
     let (chunk_codecs, chunk_shape, shard) = match sharding {
         None => (codecs.as_slice(), grid_chunk_shape.clone(), None),
         Some(0) if codecs.len() == 1 => {
@@ -183,33 +197,49 @@ pub fn open(meta: &Value) -> Result<Opened> {
                 .and_then(Value::as_array)
                 .ok_or_else(|| invalid("sharding_indexed has no codecs list"))?;
             check_order(inner_codecs)?;
+            // The index's values are uint64.
+            let index_stage = BytesStage::new(&index_compressors, DataType::UInt64.size())?;
             let shard = ShardLayout {
                 inner_chunk_shape: inner.clone(),
                 index_endian,
                 index_compressors,
+                index_stage,
                 index_at_end,
             };
             (inner_codecs.as_slice(), inner, Some(shard))
         }
         Some(_) => return Ok(Opened::Unsupported("codecs around sharding_indexed".into())),
     };
-    let Some(split) = split_codecs(chunk_codecs, chunk_shape.len())? else {
-        return Ok(Opened::Unsupported(format!(
-            "a codec this package does not decode in place among {}",
-            Value::Array(chunk_codecs.to_vec())
-        )));
+    let split = match split_codecs(chunk_codecs, chunk_shape.len())? {
+        Ok(split) => split,
+        Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
     let chain = Chain::new(data_type, fill, &Value::Array(split.chain), &chunk_shape)?;
+    let compressor_stage = BytesStage::new(&split.compressors, chain.encoded_data_type().size())?;
     Ok(Opened::Layout(Box::new(ArrayLayout {
+        compressor_stage,
         shape,
         grid_chunk_shape,
         key,
         chain,
         compressors: split.compressors,
         serializer: split.serializer,
+        zarr_format: 3,
         order: split.order,
         shard,
     })))
+}
+
+/// Reads an array's metadata as [`normalise`] takes it (zarr.json, or a zarr v2 array's
+/// files joined), noting its zarr format in the layout.
+pub fn open_any(meta: Value) -> Result<(Value, Opened)> {
+    let v2 = meta.get("zarray").is_some();
+    let meta = normalise(meta)?;
+    let mut opened = open(&meta)?;
+    if let (true, Opened::Layout(layout)) = (v2, &mut opened) {
+        layout.zarr_format = 2;
+    }
+    Ok((meta, opened))
 }
 
 /// The chunk key encoding; `None` for one this path does not know.
@@ -233,31 +263,14 @@ fn key_encoding(value: Option<&Value>) -> Result<Option<KeyEncoding>> {
     Ok(Some(KeyEncoding { v2, separator }))
 }
 
-/// The three kinds of zarr v3 codecs, in the order a chain has them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    ArrayToArray,
-    ArrayToBytes,
-    BytesToBytes,
+/// How the codec table says a codec (its metadata) runs.
+fn runs_of(codec: &Value) -> Option<Runs> {
+    table::by_v3_name(codec.get("name")?.as_str()?).map(|r| r.runs)
 }
 
-/// A codec's kind, for the codecs whose kind is known here (others: `None`).
-fn kind_of(name: &str) -> Option<Kind> {
-    match name {
-        "scale_offset"
-        | "cast_value"
-        | "transpose"
-        | "bitround"
-        | "delta"
-        | "numcodecs.delta"
-        | "numcodecs.fixedscaleoffset"
-        | "numcodecs.astype"
-        | "numcodecs.bitround"
-        | "numcodecs.quantize" => Some(Kind::ArrayToArray),
-        "bytes" | "zfp" | "sharding_indexed" | "vlen-utf8" | "vlen-bytes" | "json2"
-        | "packbits" | "numcodecs.pcodec" | "numcodecs.zfpy" => Some(Kind::ArrayToBytes),
-        _ => BytesChain::knows_name(name).then_some(Kind::BytesToBytes),
-    }
+/// A codec's kind, for the codecs whose kind the table knows (others: `None`).
+pub(crate) fn kind_of(name: &str) -> Option<Kind> {
+    table::kind_of(name)
 }
 
 /// Refuses a codec list whose known codecs are out of zarr v3's order (array -> array codecs,
@@ -306,7 +319,7 @@ struct Split {
     /// A `transpose`'s order.
     order: Option<Vec<usize>>,
     /// The array -> bytes codec when it is one run on whole chunks (see [`ArrayLayout`]).
-    serializer: Option<Value>,
+    serializer: Option<WholeChunk>,
 }
 
 /// `bytes`, little-endian: how the chain reads what a whole-chunk serializer decodes to.
@@ -322,36 +335,50 @@ fn little_endian_bytes() -> Value {
 
 /// Splits a chunk's codec list into the chain this package runs (its array -> array codecs
 /// and `bytes`), the bytes -> bytes codecs after it, a `transpose`'s order, and a serializer
-/// run on whole chunks; `None` when the list holds an array -> array or array -> bytes codec
-/// this path does not run.
-fn split_codecs(codecs: &[Value], ndim: usize) -> Result<Option<Split>> {
+/// run on whole chunks, as the codec table says each runs; `Err` with the reason when the list
+/// holds an array -> array or array -> bytes codec this path does not run.
+fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Split, String>> {
     let mut chain = Vec::new();
     let mut order = None;
     for (i, codec) in codecs.iter().enumerate() {
         let (name, config) = codec_name_and_config(codec)?;
-        let serializer = match name {
-            "scale_offset" | "cast_value" => {
+        let runs = table::by_v3_name(name).map(|r| r.runs);
+        let serializer = match runs {
+            Some(Runs::ScaleOffset | Runs::CastValue) => {
                 chain.push(codec.clone());
                 continue;
             }
-            "transpose" if order.is_none() => {
+            Some(Runs::Transpose) if order.is_none() => {
                 match transpose_order(config, ndim)? {
                     Some(o) => order = Some(o),
-                    None => return Ok(None),
+                    // The identity is left to zarr.get, as it always was (late-register.test.mjs
+                    // reads it as a chain this path does not take).
+                    None => return Ok(Err("a transpose that changes nothing".into())),
                 }
                 continue;
             }
-            "bytes" => {
+            Some(Runs::Bytes) => {
                 chain.push(codec.clone());
                 None
             }
-            "numcodecs.pcodec" | "zfp" => {
+            Some(Runs::WholeChunk(module)) => {
                 chain.push(little_endian_bytes());
-                Some(codec.clone())
+                Some(WholeChunk {
+                    codec: codec.clone(),
+                    module,
+                })
             }
-            _ => return Ok(None),
+            Some(Runs::Sharding) => return Ok(Err("sharding nested in a shard".into())),
+            Some(Runs::Transpose) => return Ok(Err("two transpose codecs".into())),
+            Some(Runs::Compress(_)) | Some(Runs::Elsewhere) | None => {
+                return Ok(Err(format!(
+                    "the package does not run the codec {} in place (a chain's array -> array \
+                     and array -> bytes codecs must be the package's own)",
+                    quoted(name)
+                )))
+            }
         };
-        return Ok(Some(Split {
+        return Ok(Ok(Split {
             chain,
             compressors: codecs[i + 1..].to_vec(),
             order,
@@ -361,7 +388,7 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<Option<Split>> {
     // No array -> bytes codec: zarrita (which wrote such arrays with zarr.create) reads them
     // as little-endian bytes.
     chain.push(little_endian_bytes());
-    Ok(Some(Split {
+    Ok(Ok(Split {
         chain,
         compressors: Vec::new(),
         order,
@@ -497,79 +524,111 @@ impl ArrayLayout {
         }
     }
 
-    /// The whole-chunk serializer as the JavaScript side builds it: the codec, the data type
-    /// it receives and the chunk shape it sees; null when there is none.
+    /// Whether `set` writes the array on the package's own path: chunks in C order, and for a
+    /// zarr v2 array no filter that takes values (numcodecs encodes those with NumPy's
+    /// rules, which `zarr.set` follows through zarrita).
+    pub fn writes_here(&self) -> bool {
+        self.order.is_none() && (self.zarr_format == 3 || self.chain.array_codecs().is_empty())
+    }
+
+    /// The item size of what the (inner) chunk's bytes -> bytes codecs receive: the values
+    /// the array -> bytes codec lays out.
+    pub fn stored_item_size(&self) -> usize {
+        self.chain.encoded_data_type().size()
+    }
+
+    /// The whole-chunk serializer as the JavaScript side builds it: the codec, its module, the
+    /// data type it receives and the chunk shape it sees; null when there is none.
     fn serializer_json(&self) -> Value {
-        let Some(codec) = &self.serializer else {
+        let Some(s) = &self.serializer else {
             return Value::Null;
         };
-        let dims = self
-            .stored_chunk_shape()
-            .iter()
-            .map(|&x| Value::from(x as u64))
-            .collect();
         Value::object([
-            ("codec", codec.clone()),
+            ("codec", s.codec.clone()),
+            ("module", Value::from(s.module.name())),
             (
                 "data_type",
                 Value::from(self.chain.encoded_data_type().name()),
             ),
-            ("chunk_shape", Value::Array(dims)),
+            ("chunk_shape", dims_json(&self.stored_chunk_shape())),
         ])
     }
 
-    /// What the JavaScript side needs, as JSON: shapes, chunk keys, bytes -> bytes codecs,
+    /// What the JavaScript side needs, as JSON (the `Layout` type of js/): shapes, chunk
+    /// keys, bytes -> bytes codecs and whether the compress module runs them (else why not),
     /// the shard index, and the fill value's little-endian bytes.
     pub fn to_json(&self) -> Value {
-        let dims = |d: &[usize]| Value::Array(d.iter().map(|&x| Value::from(x as u64)).collect());
         let shard = match &self.shard {
             None => Value::Null,
-            Some(s) => Value::object([
-                ("chunk_shape", dims(&s.inner_chunk_shape)),
-                (
-                    "index_endian",
-                    Value::from(if s.index_endian == Endian::Big {
-                        "big"
-                    } else {
-                        "little"
-                    }),
-                ),
-                ("index_codecs", Value::Array(s.index_compressors.clone())),
-                // The index's stored size, where its codecs fix it (bytes, crc32c).
-                (
-                    "index_bytes",
-                    BytesChain::encoded_size_of(&s.index_compressors, 16 * self.chunks_per_shard())
-                        .map_or(Value::Null, |n| Value::from(n as u64)),
-                ),
-                ("index_at_end", Value::Bool(s.index_at_end)),
-            ]),
+            Some(s) => {
+                let index = &s.index_stage;
+                let decoded = 16 * self.chunks_per_shard();
+                Value::object([
+                    ("chunk_shape", dims_json(&s.inner_chunk_shape)),
+                    (
+                        "index_endian",
+                        Value::from(if s.index_endian == Endian::Big {
+                            "big"
+                        } else {
+                            "little"
+                        }),
+                    ),
+                    ("index_codecs", index.codecs.clone()),
+                    ("index_fallback", index.fallback_json()),
+                    ("index_decoded_bytes", Value::from(decoded as u64)),
+                    // The index's stored size, where its codecs fix it (bytes, crc32c).
+                    (
+                        "index_bytes",
+                        BytesChain::encoded_size_of(&s.index_compressors, decoded)
+                            .map_or(Value::Null, |n| Value::from(n as u64)),
+                    ),
+                    ("index_at_end", Value::Bool(s.index_at_end)),
+                ])
+            }
         };
         let fill_bytes = self.fill_value().to_le_bytes();
-        let chunk_bytes = self.chain.len() * self.chain.encoded_data_type().size();
-        // Whether the compress module has every codec (it reads their configurations, and the
-        // JavaScript side falls back to zarrita's registry where it refuses one).
-        let wasm = |list: &[Value]| Value::Bool(BytesChain::knows_all(list));
-        let index_wasm = match &self.shard {
-            Some(s) => wasm(&s.index_compressors),
-            None => Value::Bool(true),
-        };
+        let chunk_bytes = self.chain.len() * self.stored_item_size();
+        let chunks = &self.compressor_stage;
         Value::object([
+            ("zarr_format", Value::from(u64::from(self.zarr_format))),
             ("data_type", Value::from(self.data_type().name())),
             (
                 "shape",
                 Value::Array(self.shape.iter().map(|&x| Value::from(x)).collect()),
             ),
-            ("chunk_shape", dims(&self.grid_chunk_shape)),
+            ("chunk_shape", dims_json(&self.grid_chunk_shape)),
             ("key_v2", Value::Bool(self.key.v2)),
             ("key_separator", Value::from(self.key.separator.as_str())),
-            ("codecs", Value::Array(self.compressors.clone())),
-            // Whether the compress module decodes the bytes -> bytes codecs (all are in its
-            // table), and the stored size of one (inner) chunk before them.
-            ("codecs_wasm", wasm(&self.compressors)),
+            ("codecs", chunks.codecs.clone()),
+            ("codecs_fallback", chunks.fallback_json()),
+            (
+                "codecs_encode_wasm",
+                Value::Array(chunks.encode_wasm.iter().map(|&b| Value::Bool(b)).collect()),
+            ),
+            // What the bytes -> bytes codecs receive, for those zarrita's registry runs.
+            (
+                "stored_data_type",
+                Value::from(self.chain.encoded_data_type().name()),
+            ),
+            ("stored_chunk_shape", dims_json(&self.stored_chunk_shape())),
+            (
+                "stored_item_size",
+                Value::from(self.stored_item_size() as u64),
+            ),
             ("serializer", self.serializer_json()),
-            ("index_codecs_wasm", index_wasm),
+            // The size of one (inner) chunk after its bytes -> bytes codecs are undone, where
+            // every chunk has the same (not before a whole-chunk serializer).
+            (
+                "decoded_bytes",
+                if self.serializer.is_some() {
+                    Value::Null
+                } else {
+                    Value::from(chunk_bytes as u64)
+                },
+            ),
             ("chunk_bytes", Value::from(chunk_bytes as u64)),
             ("transposed", Value::Bool(self.order.is_some())),
+            ("writes_here", Value::Bool(self.writes_here())),
             ("shard", shard),
             (
                 "fill_bytes",
@@ -581,6 +640,53 @@ impl ArrayLayout {
                 ),
             ),
         ])
+    }
+}
+
+fn dims_json(d: &[usize]) -> Value {
+    Value::Array(d.iter().map(|&x| Value::from(x as u64)).collect())
+}
+
+/// A list of bytes -> bytes codecs as the read and write paths run it, decided from the codec
+/// table when the layout is read.
+#[derive(Debug, Clone)]
+pub struct BytesStage {
+    /// The codecs, configured as the compress module reads them where it runs them (a
+    /// shuffle's element size filled in), else as written.
+    pub codecs: Value,
+    /// `None` where the compress module runs them all, else why zarrita's registry does.
+    pub fallback: Option<String>,
+    /// For each codec, whether the compress module encodes it (for writes).
+    pub encode_wasm: Vec<bool>,
+}
+
+impl BytesStage {
+    /// The stage for `list`, given the item size of what it receives.
+    pub fn new(list: &[Value], item_size: usize) -> Result<Self> {
+        let fallback = BytesChain::not_in_wasm(list, item_size)?;
+        let codecs = match fallback {
+            None => BytesChain::resolved(list, item_size)?,
+            Some(_) => list.to_vec(),
+        };
+        let encode_wasm = list
+            .iter()
+            .map(|c| {
+                let codec = c
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .and_then(crate::codec::bytes_to_bytes::BytesCodec::from_v3_name);
+                fallback.is_none() && codec.is_some_and(|c| c.encodes_in_wasm())
+            })
+            .collect();
+        Ok(Self {
+            codecs: Value::Array(codecs),
+            fallback,
+            encode_wasm,
+        })
+    }
+
+    fn fallback_json(&self) -> Value {
+        self.fallback.as_deref().map_or(Value::Null, Value::from)
     }
 }
 

@@ -8,13 +8,17 @@
 //!   the same in both orders, and have none).
 //! - `filters` become array -> array codecs, in the same (encode) order: `fixedscaleoffset` and
 //!   `astype` as `scale_offset` and `cast_value` where they decode exactly as numcodecs does,
-//!   everything else as `numcodecs.<id>` (unsupported: the reader falls back).
-//! - `compressor` becomes the bytes -> bytes codec of the codec table
-//!   ([`BytesCodec::from_v2_id`]), or `numcodecs.<id>` for one outside it.
+//!   everything else as the codec table's name for the id, or `numcodecs.<id>` (unsupported:
+//!   the reader falls back). Filters the table says are bytes -> bytes (numcodecs' `shuffle`)
+//!   follow `bytes`, as they take the bytes the values are laid out in; numcodecs' defaults
+//!   that differ from a v3 reader's are written out (a v2 `shuffle` without `elementsize` is 4).
+//! - `compressor` becomes the codec of the codec table for its id ([`table::by_v2_id`]), or
+//!   `numcodecs.<id>` for one outside it.
 //! - `fill_value` stays as written (64-bit integers exactly); `null` becomes the data type's
 //!   zero (see [`default_fill`]).
 
 use crate::codec::bytes_to_bytes::BytesCodec;
+use crate::codec::table::{self, Kind};
 use crate::dtype::DataType;
 use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
@@ -138,6 +142,20 @@ fn config<const N: usize>(pairs: [(&str, Value); N]) -> Map {
         map.insert(k.to_string(), v);
     }
     map
+}
+
+/// The zarr v3 name of a numcodecs id: the codec table's, or `numcodecs.<id>`.
+fn v3_name_of(id: &str) -> String {
+    table::by_v2_id(id).map_or_else(|| format!("numcodecs.{id}"), |r| r.v3_names[0].to_string())
+}
+
+/// A v2 codec's keys, with numcodecs' defaults written out where a zarr v3 reader would take
+/// another (see [`BytesCodec::numcodecs_defaults`]).
+fn v2_defaults(id: &str, rest: Map) -> Map {
+    match BytesCodec::from_v2_id(id) {
+        Some(c) => c.numcodecs_defaults(rest),
+        None => rest,
+    }
 }
 
 /// A numcodecs codec object (`{"id": ..., ...}`) split into its id and the other keys.
@@ -403,8 +421,23 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
             )))
         }
     };
+    // Bytes -> bytes filters, which follow `bytes`; once there is one, every later filter
+    // must be one too (they all take bytes).
+    let mut byte_filters = Vec::new();
     for filter in filters {
         let (id, rest) = split_id("a filter", filter)?;
+        let name = v3_name_of(id);
+        if table::kind_of(&name) == Some(Kind::BytesToBytes) {
+            byte_filters.push(codec(&name, v2_defaults(id, rest)));
+            continue;
+        }
+        if !byte_filters.is_empty() {
+            return Err(invalid(format!(
+                "filter {} follows a filter that takes bytes; the package reads filters that \
+                 take bytes only after those that take values",
+                quoted(id)
+            )));
+        }
         let translated = match id {
             "fixedscaleoffset" => fixed_scale_offset(&rest, current, &fill),
             "astype" => as_type(&rest, current, &fill),
@@ -415,7 +448,7 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
                 codecs.extend(t.codecs);
                 current = Some(t.stored);
             }
-            None => codecs.push(codec(&format!("numcodecs.{id}"), rest)),
+            None => codecs.push(codec(&name, rest)),
         }
     }
     let endian = match current {
@@ -427,23 +460,25 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
         None | Some(Value::Null) => None,
         Some(compressor) => {
             let (id, rest) = split_id("the compressor", compressor)?;
-            let name = BytesCodec::from_v2_id(id)
-                .and_then(|c| c.entry().v3_names.first().copied())
-                .map_or_else(|| format!("numcodecs.{id}"), str::to_string);
-            Some((name, rest))
+            Some((v3_name_of(id), v2_defaults(id, rest)))
         }
     };
     // A compressor that takes the array's values (numcodecs' pcodec, zfpy) is its array ->
     // bytes codec, in place of `bytes`.
     let serializes = compressor
         .as_ref()
-        .is_some_and(|(name, _)| super::kind_of(name) == Some(super::Kind::ArrayToBytes));
+        .is_some_and(|(name, _)| table::kind_of(name) == Some(Kind::ArrayToBytes));
     if !serializes {
         codecs.push(match endian {
             Some(e) => codec("bytes", config([("endian", Value::from(e))])),
             None => Value::object([("name", Value::from("bytes"))]),
         });
+    } else if !byte_filters.is_empty() {
+        return Err(invalid(
+            "a filter that takes bytes before a compressor that takes values",
+        ));
     }
+    codecs.extend(byte_filters);
     if let Some((name, rest)) = compressor {
         codecs.push(codec(&name, rest));
     }
@@ -716,9 +751,7 @@ mod tests {
             r#"{"id": "astype", "encode_dtype": "<f4", "decode_dtype": "<f4"}"#,
             r#"{"id": "astype", "encode_dtype": "<i4", "decode_dtype": "<f8", "x": 1}"#,
             r#"{"id": "astype", "encode_dtype": "<i4"}"#,
-            r#"{"id": "shuffle", "elementsize": 8}"#,
             r#"{"id": "bitround", "keepbits": 10}"#,
-            r#"{"id": "zlib", "level": 1}"#,
         ];
         for filter in left {
             let got = codecs(&format!(r#"{{"filters": [{filter}]}}"#));
@@ -746,6 +779,34 @@ mod tests {
                 "{filter}"
             );
         }
+    }
+
+    /// Filters that take bytes (numcodecs' shuffle, a compressor given as a filter) follow
+    /// `bytes`, before the compressor, with numcodecs' defaults written out.
+    #[test]
+    fn byte_filters_follow_bytes() {
+        let got = codecs(
+            r#"{"filters": [{"id": "shuffle", "elementsize": 8}, {"id": "zlib", "level": 1}],
+                "compressor": {"id": "zstd", "level": 3}}"#,
+        );
+        let names: Vec<&str> = got
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.get("name").and_then(Value::as_str).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["bytes", "numcodecs.shuffle", "numcodecs.zlib", "zstd"]
+        );
+        let got = codecs(r#"{"compressor": {"id": "shuffle"}}"#);
+        assert_eq!(
+            got.as_array().unwrap()[1],
+            j(r#"{"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}}"#)
+        );
+        // A filter that takes values after one that takes bytes is refused.
+        let zarray = zarray(r#"{"filters": [{"id": "shuffle"}, {"id": "delta", "dtype": "<f8"}]}"#);
+        assert_eq!(to_v3(&zarray, None).unwrap_err().code(), "INVALID_METADATA");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use wasm_bindgen::prelude::*;
 
 use zarr_wasm_codecs::codec::bytes_to_bytes::BytesChain;
+use zarr_wasm_codecs::error::Error;
 
 #[path = "../../common.rs"]
 #[allow(dead_code)]
@@ -25,13 +26,18 @@ pub struct Decompressor {
 #[wasm_bindgen]
 impl Decompressor {
     /// `codecs_json`: the bytes -> bytes codecs, zarr v3 metadata in encode order;
-    /// `expected`: the decoded size of every chunk, or a negative number when it varies.
+    /// `item_size`: the size of the elements they receive (a shuffle's default element size);
+    /// `expected`: the decoded size of every chunk, if every chunk has the same.
     #[wasm_bindgen(constructor)]
-    pub fn new(codecs_json: &str, expected: f64) -> Result<Decompressor, JsValue> {
+    pub fn new(
+        codecs_json: &str,
+        item_size: usize,
+        expected: Option<f64>,
+    ) -> Result<Decompressor, JsValue> {
         let list = parse_json(codecs_json, "codecs")?;
         let list = list.as_array().cloned().unwrap_or_default();
-        let chain = BytesChain::from_v3(&list).map_err(js_error)?;
-        let expected = (expected >= 0.0).then_some(expected as usize);
+        let chain = BytesChain::from_v3(&list, item_size).map_err(js_error)?;
+        let expected = expected.filter(|&n| n >= 0.0).map(|n| n as usize);
         Ok(Self {
             chain,
             expected,
@@ -45,6 +51,17 @@ impl Decompressor {
         self.out = Vec::new();
         self.out = self.chain.decode(stored, self.expected).map_err(js_error)?;
         Ok(self.out.len())
+    }
+
+    /// Encodes raw bytes through every codec (each must be one the module encodes: the
+    /// layout's `codecs_encode_wasm`).
+    pub fn encode(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
+        match self.chain.encode(raw) {
+            Some(result) => result.map_err(js_error),
+            None => Err(js_error(Error::UnknownCodec {
+                name: "a codec the compress module decodes but does not encode".into(),
+            })),
+        }
     }
 
     /// Where the last decode's bytes are in wasm memory.

@@ -25,6 +25,14 @@ pub fn strip(input: &[u8]) -> Result<&[u8]> {
     Ok(data)
 }
 
+/// The bytes with their checksum appended.
+pub fn append(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(input.len() + 4);
+    out.extend_from_slice(input);
+    out.extend_from_slice(&::crc32c::crc32c(input).to_le_bytes());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -35,6 +43,7 @@ mod tests {
         let mut stored = vec![0u8; 32];
         stored.extend_from_slice(&0x8a91_36aau32.to_le_bytes());
         assert_eq!(strip(&stored).unwrap(), &[0u8; 32][..]);
+        assert_eq!(append(&[0u8; 32]), stored);
         stored[3] = 1;
         assert_eq!(strip(&stored).unwrap_err().code(), "CHECKSUM");
     }

@@ -1,9 +1,8 @@
 //! The bytes -> bytes stage of a chunk's codec chain: decompressors and checksums, decoding
 //! the stored bytes of one chunk (or shard index) into the bytes the array -> bytes codec reads.
 //!
-//! One table, [`CODECS`], names every bytes -> bytes codec this package decodes, with its zarr
-//! v3 names and its numcodecs (zarr v2) id; everything else asks it. Each codec is one file
-//! here. Decoding is told the size the chunk must decode to where it is known, so that a
+//! Each codec is one kernel file here and one row of the codec table
+//! ([`crate::codec::table::CODECS`]), which gives its names and configuration keys. Decoding is told the size the chunk must decode to where it is known, so that a
 //! header declaring another size is refused before anything is allocated for it.
 
 // The kernels; the table and the chain's reading are there without them (the core module
@@ -23,135 +22,114 @@ mod shuffle;
 #[cfg(feature = "compress")]
 pub mod zstd;
 
+pub use super::table::BytesCodec;
+use super::table::{self, CodecRow, Runs};
 use crate::error::{quoted, Error, Result};
 use crate::json::Value;
 
-/// A bytes -> bytes codec of the table, with what decoding needs of its configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BytesCodec {
-    Gzip,
-    Zlib,
-    Zstd,
-    /// numcodecs' lz4: a 4-byte little-endian decoded size, then one lz4 block.
-    Lz4,
-    /// The blosc 1 container (its header says how it was compressed).
-    Blosc,
-    Crc32c,
-}
-
-/// One row of the codec table.
-pub struct CodecEntry {
-    pub codec: BytesCodec,
-    /// The name in messages.
-    pub name: &'static str,
-    /// Names it has in zarr v3 metadata.
-    pub v3_names: &'static [&'static str],
-    /// Its numcodecs id in a zarr v2 `.zarray` (`compressor` or `filters`), if any.
-    pub v2_id: Option<&'static str>,
-    /// Configuration keys a writer may give (decoding needs none of them).
-    pub keys: &'static [&'static str],
-}
-
-/// Every bytes -> bytes codec this package decodes.
-pub const CODECS: &[CodecEntry] = &[
-    CodecEntry {
-        codec: BytesCodec::Gzip,
-        name: "gzip",
-        v3_names: &["gzip", "numcodecs.gzip"],
-        v2_id: Some("gzip"),
-        keys: &["level"],
-    },
-    CodecEntry {
-        codec: BytesCodec::Zlib,
-        name: "zlib",
-        v3_names: &["numcodecs.zlib", "zlib"],
-        v2_id: Some("zlib"),
-        keys: &["level"],
-    },
-    CodecEntry {
-        codec: BytesCodec::Zstd,
-        name: "zstd",
-        v3_names: &["zstd", "numcodecs.zstd"],
-        v2_id: Some("zstd"),
-        keys: &["level", "checksum"],
-    },
-    CodecEntry {
-        codec: BytesCodec::Lz4,
-        name: "lz4",
-        v3_names: &["numcodecs.lz4", "lz4"],
-        v2_id: Some("lz4"),
-        keys: &["acceleration"],
-    },
-    CodecEntry {
-        codec: BytesCodec::Blosc,
-        name: "blosc",
-        v3_names: &["blosc", "numcodecs.blosc"],
-        v2_id: Some("blosc"),
-        keys: &["cname", "clevel", "shuffle", "typesize", "blocksize"],
-    },
-    CodecEntry {
-        codec: BytesCodec::Crc32c,
-        name: "crc32c",
-        v3_names: &["crc32c", "numcodecs.crc32c"],
-        v2_id: Some("crc32c"),
-        keys: &["location"],
-    },
-];
-
 impl BytesCodec {
-    pub fn entry(self) -> &'static CodecEntry {
-        CODECS
-            .iter()
-            .find(|e| e.codec == self)
-            .expect("every codec has a row")
+    pub fn entry(self) -> &'static CodecRow {
+        table::of_bytes_codec(self)
     }
 
     pub fn name(self) -> &'static str {
         self.entry().name
     }
 
-    /// The codec a zarr v3 name stands for.
+    /// The codec a zarr v3 name stands for, as its row has it (unconfigured).
     pub fn from_v3_name(name: &str) -> Option<Self> {
-        CODECS
-            .iter()
-            .find(|e| e.v3_names.contains(&name))
-            .map(|e| e.codec)
+        match table::by_v3_name(name)?.runs {
+            Runs::Compress(c) => Some(c),
+            _ => None,
+        }
     }
 
-    /// The codec a numcodecs id (zarr v2) stands for.
+    /// The codec a numcodecs id (zarr v2) stands for, as its row has it (unconfigured).
     pub fn from_v2_id(id: &str) -> Option<Self> {
-        CODECS.iter().find(|e| e.v2_id == Some(id)).map(|e| e.codec)
+        match table::by_v2_id(id)?.runs {
+            Runs::Compress(c) => Some(c),
+            _ => None,
+        }
     }
 
-    /// Checks a configuration's keys (v3 `configuration`, or a v2 codec object less its `id`).
-    pub fn check_config(self, config: Option<&Value>) -> Result<()> {
+    /// The codec as a configuration sets it (v3 `configuration`, or a v2 codec object less
+    /// its `id`), for data whose elements have `item_size` bytes (what it receives: numcodecs'
+    /// shuffle takes its element size from that when its configuration has none, as
+    /// zarr-python's does).
+    pub fn configure(self, config: Option<&Value>, item_size: usize) -> Result<Self> {
         let entry = self.entry();
-        match config {
-            None | Some(Value::Null) => Ok(()),
-            Some(Value::Object(map)) => {
-                for (key, value) in map.iter() {
-                    if !entry.keys.contains(&key.as_str()) {
-                        return Err(Error::config(
-                            entry.name,
-                            format!("unknown key {}", quoted(key)),
-                        ));
-                    }
-                    if self == BytesCodec::Crc32c
-                        && key == "location"
-                        && value.as_str() != Some("end")
-                    {
-                        return Err(Error::config(
-                            entry.name,
-                            format!("location {value}: only \"end\" is read"),
-                        ));
-                    }
-                }
-                Ok(())
+        let map = match config {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(map)) => Some(map),
+            Some(other) => {
+                return Err(Error::config(
+                    entry.name,
+                    format!("the configuration must be an object, got {other}"),
+                ))
             }
-            Some(other) => Err(Error::config(
-                entry.name,
-                format!("the configuration must be an object, got {other}"),
-            )),
+        };
+        for (key, value) in map.into_iter().flat_map(|m| m.iter()) {
+            if !entry.keys.contains(&key.as_str()) {
+                return Err(Error::config(
+                    entry.name,
+                    format!("unknown key {}", quoted(key)),
+                ));
+            }
+            if self == BytesCodec::Crc32c && key == "location" && value.as_str() != Some("end") {
+                return Err(Error::config(
+                    entry.name,
+                    format!("location {value}: only \"end\" is read"),
+                ));
+            }
+        }
+        Ok(match self {
+            BytesCodec::Shuffle(_) => {
+                let given = map.and_then(|m| m.get("elementsize"));
+                let size = match given {
+                    None | Some(Value::Null) => item_size,
+                    Some(v) => v
+                        .as_u64()
+                        .and_then(|n| usize::try_from(n).ok())
+                        .ok_or_else(|| {
+                            Error::config(
+                                entry.name,
+                                format!("elementsize must be a non-negative integer, got {v}"),
+                            )
+                        })?,
+                };
+                BytesCodec::Shuffle(size)
+            }
+            other => other,
+        })
+    }
+
+    /// A numcodecs (zarr v2) configuration with numcodecs' defaults written out where a zarr
+    /// v3 reader's differ: numcodecs' `Shuffle()` has element size 4, where zarr-python's v3
+    /// codec takes the size of what it receives.
+    pub fn numcodecs_defaults(self, mut config: crate::json::Map) -> crate::json::Map {
+        if let BytesCodec::Shuffle(_) = self {
+            if config.get("elementsize").is_none_or(|v| *v == Value::Null) {
+                config.insert("elementsize".into(), Value::from(4u64));
+            }
+        }
+        config
+    }
+
+    /// The configuration this codec is read with, where the table's own differs from what
+    /// was written: a shuffle's element size, filled in from what it receives.
+    fn resolved(self, codec: &Value) -> Value {
+        match (self, codec) {
+            (BytesCodec::Shuffle(size), Value::Object(map)) => {
+                let mut map = map.clone();
+                let mut config = match map.get("configuration") {
+                    Some(Value::Object(c)) => c.clone(),
+                    _ => crate::json::Map::new(),
+                };
+                config.insert("elementsize".into(), Value::from(size as u64));
+                map.insert("configuration".into(), Value::Object(config));
+                Value::Object(map)
+            }
+            _ => codec.clone(),
         }
     }
 
@@ -160,6 +138,7 @@ impl BytesCodec {
     fn decoded_size(self, encoded: usize) -> Option<usize> {
         match self {
             BytesCodec::Crc32c => encoded.checked_sub(4),
+            BytesCodec::Shuffle(_) => Some(encoded),
             _ => None,
         }
     }
@@ -168,6 +147,7 @@ impl BytesCodec {
     fn encoded_size(self, decoded: usize) -> Option<usize> {
         match self {
             BytesCodec::Crc32c => decoded.checked_add(4),
+            BytesCodec::Shuffle(_) => Some(decoded),
             _ => None,
         }
     }
@@ -183,6 +163,7 @@ impl BytesCodec {
             BytesCodec::Lz4 => lz4::decode_numcodecs(input, expected, limit)?,
             BytesCodec::Blosc => blosc::decode(input, expected, limit)?,
             BytesCodec::Crc32c => crc32c::strip(input)?.to_vec(),
+            BytesCodec::Shuffle(size) => shuffle::numcodecs_unshuffle(size, input)?,
         };
         match expected {
             Some(n) if out.len() != n => Err(Error::ChunkLength {
@@ -192,6 +173,24 @@ impl BytesCodec {
             }),
             _ => Ok(out),
         }
+    }
+}
+
+impl BytesCodec {
+    /// Encodes `input`, for the codecs the package writes in wasm (the others are written
+    /// through zarrita's registry): `None` for a codec it does not encode.
+    #[cfg(feature = "compress")]
+    pub fn encode(self, input: &[u8]) -> Option<Result<Vec<u8>>> {
+        Some(match self {
+            BytesCodec::Crc32c => Ok(crc32c::append(input)),
+            BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
+            _ => return None,
+        })
+    }
+
+    /// Whether [`BytesCodec::encode`] encodes this codec (known without the kernels).
+    pub fn encodes_in_wasm(self) -> bool {
+        matches!(self, BytesCodec::Crc32c | BytesCodec::Shuffle(_))
     }
 }
 
@@ -207,33 +206,47 @@ pub struct BytesChain {
 
 impl BytesChain {
     /// Reads a list of v3 codec metadata (`{"name", "configuration"}`), every one a bytes ->
-    /// bytes codec of the table.
-    pub fn from_v3(list: &[Value]) -> Result<Self> {
+    /// bytes codec of the table, for bytes whose elements have `item_size` bytes (what the
+    /// array -> bytes codec before them lays out).
+    pub fn from_v3(list: &[Value], item_size: usize) -> Result<Self> {
         let mut codecs = Vec::with_capacity(list.len());
         for codec in list {
             let (name, config) = crate::codec::codec_name_and_config(codec)?;
             let c = BytesCodec::from_v3_name(name).ok_or_else(|| Error::UnknownCodec {
                 name: name.to_string(),
             })?;
-            c.check_config(config)?;
-            codecs.push(c);
+            codecs.push(c.configure(config, item_size)?);
         }
         Ok(Self { codecs })
     }
 
-    /// Whether a v3 name is a bytes -> bytes codec of the table.
-    pub fn knows_name(name: &str) -> bool {
-        BytesCodec::from_v3_name(name).is_some()
+    /// Why a v3 list cannot run in the compress module (a codec the table has no kernel
+    /// for, or a configuration its kernel does not read, such as crc32c at the start), or
+    /// `None` when it can; an error for a list that is not codec metadata.
+    pub fn not_in_wasm(list: &[Value], item_size: usize) -> Result<Option<String>> {
+        for codec in list {
+            let (name, _) = crate::codec::codec_name_and_config(codec)?;
+            if BytesCodec::from_v3_name(name).is_none() {
+                let why = match table::by_v3_name(name) {
+                    Some(row) => format!("the package has no kernel for the {} codec", row.name),
+                    None => format!("{} is not in the package's codec table", quoted(name)),
+                };
+                return Ok(Some(why));
+            }
+        }
+        Ok(Self::from_v3(list, item_size).err().map(|e| e.to_string()))
     }
 
-    /// Whether every codec of a v3 list is in the table (what a reader can run here).
-    pub fn knows_all(list: &[Value]) -> bool {
-        list.iter().all(|c| {
-            c.get("name")
-                .and_then(Value::as_str)
-                .and_then(BytesCodec::from_v3_name)
-                .is_some()
-        })
+    /// The list with each codec's configuration as the package reads it (a shuffle's element
+    /// size filled in from `item_size`), for a list [`BytesChain::not_in_wasm`] accepts.
+    pub fn resolved(list: &[Value], item_size: usize) -> Result<Vec<Value>> {
+        let chain = Self::from_v3(list, item_size)?;
+        Ok(chain
+            .codecs
+            .iter()
+            .zip(list)
+            .map(|(c, codec)| c.resolved(codec))
+            .collect())
     }
 
     /// The stored size of `decoded` bytes under a v3 list of codecs, where each is in the
@@ -267,6 +280,22 @@ impl BytesChain {
             bytes = Some(c.decode(input, size, DEFAULT_LIMIT)?);
         }
         Ok(bytes.unwrap_or_else(|| stored.to_vec()))
+    }
+}
+
+impl BytesChain {
+    /// Encodes raw bytes through every codec, first first, where each encodes in wasm
+    /// ([`BytesCodec::encode`]); `None` when one does not.
+    #[cfg(feature = "compress")]
+    pub fn encode(&self, raw: &[u8]) -> Option<Result<Vec<u8>>> {
+        let mut bytes = raw.to_vec();
+        for c in &self.codecs {
+            bytes = match c.encode(&bytes)? {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e)),
+            };
+        }
+        Some(Ok(bytes))
     }
 }
 

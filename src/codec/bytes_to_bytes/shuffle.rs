@@ -14,6 +14,8 @@
 //! package's own.) Each loop is written over whole rows and fixed-size arrays, the common type
 //! sizes monomorphised, so that the hot loops carry no per-byte bounds checks.
 
+use crate::error::{Error, Result};
+
 /// Elements handled together by the byte unshuffle: one strip of every plane per step, so
 /// that both the planes and the output are read and written sequentially.
 const TILE: usize = 64;
@@ -37,6 +39,42 @@ pub(crate) fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
         _ => unshuffle_any(typesize, src, dst, n),
     }
     dst[whole..].copy_from_slice(&src[whole..]);
+}
+
+/// numcodecs' `shuffle` codec (zarr v3 `numcodecs.shuffle`), undone: the whole buffer is one
+/// block of elements of `elementsize` bytes, which must divide it (numcodecs refuses other
+/// buffers); an element size of 0 or 1 leaves the bytes as they are.
+pub(crate) fn numcodecs_unshuffle(elementsize: usize, input: &[u8]) -> Result<Vec<u8>> {
+    check_elementsize(elementsize, input.len())?;
+    let mut out = vec![0u8; input.len()];
+    unshuffle(elementsize, input, &mut out);
+    Ok(out)
+}
+
+/// numcodecs' `shuffle` codec: byte `j` of every element into plane `j`.
+pub(crate) fn numcodecs_shuffle(elementsize: usize, input: &[u8]) -> Result<Vec<u8>> {
+    check_elementsize(elementsize, input.len())?;
+    if elementsize <= 1 {
+        return Ok(input.to_vec());
+    }
+    let n = input.len() / elementsize;
+    let mut out = vec![0u8; input.len()];
+    for (j, plane) in out.chunks_exact_mut(n.max(1)).enumerate().take(elementsize) {
+        for (byte, element) in plane.iter_mut().zip(input.chunks_exact(elementsize)) {
+            *byte = element[j];
+        }
+    }
+    Ok(out)
+}
+
+fn check_elementsize(elementsize: usize, len: usize) -> Result<()> {
+    if elementsize > 1 && !len.is_multiple_of(elementsize) {
+        return Err(Error::corrupt(
+            "shuffle",
+            format!("{len} bytes are not a whole number of {elementsize}-byte elements"),
+        ));
+    }
+    Ok(())
 }
 
 /// Eight elements at a time: an 8-byte word from each plane (byte `j` of the eight), the

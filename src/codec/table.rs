@@ -1,0 +1,390 @@
+//! Every codec this package knows, one row each: its names in zarr v3 and v2 metadata, its
+//! kind, and how (and in which wasm module) the package runs it. The chain, the layout's split
+//! of a codec list, the order check, the zarr v2 translation and the error messages all read
+//! this table; adding a codec is its kernel file and a row here.
+
+/// A bytes -> bytes kernel of the compress module, with what it needs of its configuration
+/// (its methods are in [`crate::codec::bytes_to_bytes`], one kernel file each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BytesCodec {
+    Gzip,
+    Zlib,
+    Zstd,
+    /// numcodecs' lz4: a 4-byte little-endian decoded size, then one lz4 block.
+    Lz4,
+    /// The blosc 1 container (its header says how it was compressed).
+    Blosc,
+    Crc32c,
+    /// numcodecs' byte shuffle of elements of this many bytes (its `elementsize`).
+    Shuffle(usize),
+}
+
+impl BytesCodec {
+    /// Whether two values run the same kernel (whatever their configurations).
+    pub fn same_kernel(self, other: Self) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+}
+
+/// The three kinds of zarr v3 codecs, in the order a chain has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    ArrayToArray,
+    ArrayToBytes,
+    BytesToBytes,
+}
+
+/// A wasm module of the package (one crate under `crates/` each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Module {
+    /// scale_offset, cast_value, bytes: the chain and the tile reader.
+    Core,
+    /// The bytes -> bytes codecs.
+    Compress,
+    Zfp,
+    Pcodec,
+}
+
+impl Module {
+    /// Its name in the layout JSON, which the JavaScript module table is keyed by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Module::Core => "core",
+            Module::Compress => "compress",
+            Module::Zfp => "zfp",
+            Module::Pcodec => "pcodec",
+        }
+    }
+}
+
+/// How the package runs a codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runs {
+    /// An array -> array codec of the core chain.
+    ScaleOffset,
+    CastValue,
+    /// `transpose`: moves elements only, so the layout reads it as an order of dimensions.
+    Transpose,
+    /// `bytes`: the core chain's array -> bytes codec.
+    Bytes,
+    /// An array -> bytes codec whose stream is decoded whole in a module of its own, into the
+    /// chunk's values as little-endian bytes (which the core then reads as `bytes`).
+    WholeChunk(Module),
+    /// A bytes -> bytes codec of the compress module (its configured form is built by
+    /// [`BytesCodec::configure`]).
+    Compress(BytesCodec),
+    /// `sharding_indexed`: read by the layout (inner chunks, shard index).
+    Sharding,
+    /// A codec whose kind is known but which the package does not run: zarrita's registry
+    /// runs it (array -> array and array -> bytes ones through `zarr.get`).
+    Elsewhere,
+}
+
+/// One codec.
+#[derive(Debug)]
+pub struct CodecRow {
+    /// Its name in messages.
+    pub name: &'static str,
+    /// Its names in zarr v3 metadata; the first is what a zarr v2 id translates to.
+    pub v3_names: &'static [&'static str],
+    /// Its numcodecs id in a zarr v2 `.zarray` (`compressor` or `filters`), if any.
+    pub v2_id: Option<&'static str>,
+    pub kind: Kind,
+    pub runs: Runs,
+    /// The configuration keys a writer may give (checked for the codecs configured from the
+    /// table, the bytes -> bytes ones; the others' kernels check their own).
+    pub keys: &'static [&'static str],
+}
+
+const fn row(
+    name: &'static str,
+    v3_names: &'static [&'static str],
+    v2_id: Option<&'static str>,
+    kind: Kind,
+    runs: Runs,
+    keys: &'static [&'static str],
+) -> CodecRow {
+    CodecRow {
+        name,
+        v3_names,
+        v2_id,
+        kind,
+        runs,
+        keys,
+    }
+}
+
+use Kind::{ArrayToArray as AA, ArrayToBytes as AB, BytesToBytes as BB};
+
+/// Every codec the package knows.
+pub const CODECS: &[CodecRow] = &[
+    // Array -> array.
+    row(
+        "scale_offset",
+        &["scale_offset"],
+        None,
+        AA,
+        Runs::ScaleOffset,
+        &[],
+    ),
+    row(
+        "cast_value",
+        &["cast_value"],
+        None,
+        AA,
+        Runs::CastValue,
+        &[],
+    ),
+    row(
+        "transpose",
+        &["transpose"],
+        None,
+        AA,
+        Runs::Transpose,
+        &["order"],
+    ),
+    row(
+        "bitround",
+        &["numcodecs.bitround", "bitround"],
+        Some("bitround"),
+        AA,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "delta",
+        &["numcodecs.delta", "delta"],
+        Some("delta"),
+        AA,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "fixedscaleoffset",
+        &["numcodecs.fixedscaleoffset"],
+        Some("fixedscaleoffset"),
+        AA,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "astype",
+        &["numcodecs.astype"],
+        Some("astype"),
+        AA,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "quantize",
+        &["numcodecs.quantize"],
+        Some("quantize"),
+        AA,
+        Runs::Elsewhere,
+        &[],
+    ),
+    // Array -> bytes.
+    row("bytes", &["bytes"], None, AB, Runs::Bytes, &["endian"]),
+    row(
+        "zfp",
+        &["zfp"],
+        None,
+        AB,
+        Runs::WholeChunk(Module::Zfp),
+        &[],
+    ),
+    row(
+        "pcodec",
+        &["numcodecs.pcodec"],
+        Some("pcodec"),
+        AB,
+        Runs::WholeChunk(Module::Pcodec),
+        &[],
+    ),
+    row(
+        "sharding_indexed",
+        &["sharding_indexed"],
+        None,
+        AB,
+        Runs::Sharding,
+        &[],
+    ),
+    row(
+        "zfpy",
+        &["numcodecs.zfpy"],
+        Some("zfpy"),
+        AB,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "packbits",
+        &["numcodecs.packbits", "packbits"],
+        Some("packbits"),
+        AB,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row("vlen-utf8", &["vlen-utf8"], None, AB, Runs::Elsewhere, &[]),
+    row(
+        "vlen-bytes",
+        &["vlen-bytes"],
+        None,
+        AB,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row("json2", &["json2"], None, AB, Runs::Elsewhere, &[]),
+    // Bytes -> bytes.
+    row(
+        "gzip",
+        &["gzip", "numcodecs.gzip"],
+        Some("gzip"),
+        BB,
+        Runs::Compress(BytesCodec::Gzip),
+        &["level"],
+    ),
+    row(
+        "zlib",
+        &["numcodecs.zlib", "zlib"],
+        Some("zlib"),
+        BB,
+        Runs::Compress(BytesCodec::Zlib),
+        &["level"],
+    ),
+    row(
+        "zstd",
+        &["zstd", "numcodecs.zstd"],
+        Some("zstd"),
+        BB,
+        Runs::Compress(BytesCodec::Zstd),
+        &["level", "checksum"],
+    ),
+    row(
+        "lz4",
+        &["numcodecs.lz4", "lz4"],
+        Some("lz4"),
+        BB,
+        Runs::Compress(BytesCodec::Lz4),
+        &["acceleration"],
+    ),
+    row(
+        "blosc",
+        &["blosc", "numcodecs.blosc"],
+        Some("blosc"),
+        BB,
+        Runs::Compress(BytesCodec::Blosc),
+        &["cname", "clevel", "shuffle", "typesize", "blocksize"],
+    ),
+    row(
+        "crc32c",
+        &["crc32c", "numcodecs.crc32c"],
+        Some("crc32c"),
+        BB,
+        Runs::Compress(BytesCodec::Crc32c),
+        &["location"],
+    ),
+    row(
+        "shuffle",
+        &["numcodecs.shuffle"],
+        Some("shuffle"),
+        BB,
+        Runs::Compress(BytesCodec::Shuffle(0)),
+        &["elementsize"],
+    ),
+    row(
+        "bz2",
+        &["numcodecs.bz2"],
+        Some("bz2"),
+        BB,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "lzma",
+        &["numcodecs.lzma"],
+        Some("lzma"),
+        BB,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "fletcher32",
+        &["numcodecs.fletcher32"],
+        Some("fletcher32"),
+        BB,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "crc32",
+        &["numcodecs.crc32"],
+        Some("crc32"),
+        BB,
+        Runs::Elsewhere,
+        &[],
+    ),
+    row(
+        "adler32",
+        &["numcodecs.adler32"],
+        Some("adler32"),
+        BB,
+        Runs::Elsewhere,
+        &[],
+    ),
+];
+
+/// The row of a zarr v3 codec name.
+pub fn by_v3_name(name: &str) -> Option<&'static CodecRow> {
+    CODECS.iter().find(|r| r.v3_names.contains(&name))
+}
+
+/// The row of a numcodecs id (zarr v2).
+pub fn by_v2_id(id: &str) -> Option<&'static CodecRow> {
+    CODECS.iter().find(|r| r.v2_id == Some(id))
+}
+
+/// The row that runs a bytes -> bytes kernel.
+pub fn of_bytes_codec(codec: BytesCodec) -> &'static CodecRow {
+    CODECS
+        .iter()
+        .find(|r| matches!(r.runs, Runs::Compress(c) if c.same_kernel(codec)))
+        .expect("every bytes -> bytes kernel has a row")
+}
+
+/// The kind of a zarr v3 codec name, where the table knows it.
+pub fn kind_of(name: &str) -> Option<Kind> {
+    by_v3_name(name).map(|r| r.kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_ids_are_unique() {
+        let mut names: Vec<&str> = CODECS
+            .iter()
+            .flat_map(|r| r.v3_names.iter().copied())
+            .collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "a v3 name is in two rows");
+        let mut ids: Vec<&str> = CODECS.iter().filter_map(|r| r.v2_id).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "a v2 id is in two rows");
+    }
+
+    #[test]
+    fn every_bytes_kernel_has_its_row() {
+        for r in CODECS {
+            if let Runs::Compress(c) = r.runs {
+                assert_eq!(of_bytes_codec(c).name, r.name);
+                assert_eq!(r.kind, Kind::BytesToBytes);
+            }
+        }
+    }
+}
