@@ -1,4 +1,4 @@
-//! What the three wasm modules' boundaries share (each crate includes this file): the start
+//! What the wasm modules' boundaries share (each crate includes this file): the start
 //! hook, errors as JavaScript `Error`s with a stable `code`, metadata JSON text, typed arrays in
 //! and out, and opening an array's zarr.json for a reader. Nothing here panics on input, so an
 //! instance keeps working after any error.
@@ -70,20 +70,6 @@ pub(crate) fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<V
     Ok(Uint8Array::new_with_byte_offset_and_length(&buffer, offset, length).to_vec())
 }
 
-/// Refuses a chunk's values given as little-endian bytes that are not `count` values of
-/// `dtype` (CHUNK_LENGTH, in bytes).
-pub(crate) fn check_chunk_bytes(raw: &[u8], count: usize, dtype: DataType) -> Result<(), JsValue> {
-    let expected = count * dtype.size();
-    if raw.len() != expected {
-        return Err(js_error(Error::ChunkLength {
-            what: "bytes",
-            expected,
-            actual: raw.len(),
-        }));
-    }
-    Ok(())
-}
-
 /// A typed array holding `data` (a copy out of wasm memory). float16 becomes a Float16Array
 /// where the engine has one, else a Uint16Array of the bits.
 pub(crate) fn to_typed_array(data: &ArrayData) -> JsValue {
@@ -142,4 +128,90 @@ pub(crate) fn reader_of(opened: &mut Opened) -> Result<&mut ChunkReader, JsValue
 /// fill bytes).
 pub(crate) fn layout_json(opened: &mut Opened) -> Result<String, JsValue> {
     Ok(reader_of(opened)?.layout.to_json().to_string())
+}
+
+/// The wasm class of a module whose codec codes a chunk as one stream (the codec table's
+/// whole-chunk rows): `whole_chunk_class!(ZfpCodec, Module::Zfp)` in the module's crate. The
+/// zarrita adapter uses `encode`/`decode` (typed arrays), the package's own read and write
+/// paths `decodeBytes`/`address`/`encodeBytes` (the values' little-endian bytes).
+#[allow(unused_macros)]
+macro_rules! whole_chunk_class {
+    ($class:ident, $module:expr) => {
+        #[wasm_bindgen]
+        pub struct $class {
+            codec: std::sync::Arc<dyn zarr_wasm_codecs::codec::whole_chunk::WholeChunkCodec>,
+            /// The last decoded chunk's values, whose buffer the next decode may reuse.
+            out: zarr_wasm_codecs::array::ArrayData,
+        }
+
+        #[wasm_bindgen]
+        impl $class {
+            /// `configuration_json`: the codec's configuration; `data_type`: what it
+            /// receives; `chunk_shape_json`: the (inner) chunk shape, C order.
+            #[wasm_bindgen(constructor)]
+            pub fn new(
+                configuration_json: &str,
+                data_type: &str,
+                chunk_shape_json: &str,
+            ) -> Result<$class, JsValue> {
+                let configuration = common::parse_json(configuration_json, "configuration")?;
+                let shape = common::parse_json(chunk_shape_json, "chunk shape")?;
+                let shape =
+                    zarr_wasm_codecs::codec::parse_shape(&shape).map_err(common::js_error)?;
+                let dtype = zarr_wasm_codecs::dtype::DataType::from_name(data_type)
+                    .map_err(common::js_error)?;
+                let codec = match zarr_wasm_codecs::codec::whole_chunk_codec(
+                    $module,
+                    Some(&configuration),
+                    dtype,
+                    &shape,
+                ) {
+                    Some(built) => built.map_err(common::js_error)?,
+                    None => unreachable!("the module's crate builds the library with its feature"),
+                };
+                Ok(Self {
+                    codec,
+                    out: zarr_wasm_codecs::array::ArrayData::UInt8(Vec::new()),
+                })
+            }
+
+            /// A typed array of the chunk's values -> its stream.
+            pub fn encode(&self, data: &JsValue) -> Result<Vec<u8>, JsValue> {
+                let bytes = common::typed_array_bytes(data, self.codec.data_type())?;
+                self.codec.encode_bytes(&bytes).map_err(common::js_error)
+            }
+
+            /// A stream -> a typed array of the chunk's values (decoded into the buffer
+            /// `decodeBytes` uses, then copied out).
+            pub fn decode(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
+                self.codec
+                    .decode_into(bytes, &mut self.out)
+                    .map_err(common::js_error)?;
+                Ok(common::to_typed_array(&self.out))
+            }
+
+            /// A stream -> the chunk's values as little-endian bytes, kept in wasm memory at
+            /// `address` until the next call; returns their length.
+            #[wasm_bindgen(js_name = decodeBytes)]
+            pub fn decode_bytes(&mut self, stored: &[u8]) -> Result<usize, JsValue> {
+                self.codec
+                    .decode_into(stored, &mut self.out)
+                    .map_err(common::js_error)?;
+                Ok(self.out.len() * self.codec.data_type().size())
+            }
+
+            /// Where the last `decodeBytes`' bytes are in wasm memory.
+            #[wasm_bindgen(getter)]
+            pub fn address(&self) -> usize {
+                // wasm memory is little-endian: the values are their little-endian bytes.
+                self.out.as_ptr() as usize
+            }
+
+            /// The chunk's values as little-endian bytes -> its stream.
+            #[wasm_bindgen(js_name = encodeBytes)]
+            pub fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
+                self.codec.encode_bytes(raw).map_err(common::js_error)
+            }
+        }
+    };
 }

@@ -1,12 +1,11 @@
-// Builds the npm package into dist/: four wasm modules, one per crate under crates/ (the core
-// codecs; zfp, packing (the planner and decoded reads) and compress (bytes -> bytes codecs),
-// each on its own so that readers that do not need them never load them), wasm-bindgen's glue
-// for each, each module inlined as base64 (one ESM file each, which works in Node, browsers
+// Builds the npm package into dist/: the wasm modules, one per crate under crates/ (the core
+// codecs, and each other module on its own so that readers that do not need it never load
+// it), wasm-bindgen's glue for each, each module inlined as base64 (one ESM file each, which works in Node, browsers
 // and bundlers with no path to configure), the pool worker's script (bundled by esbuild), then
 // the TypeScript adapter.
 import { execFileSync } from "node:child_process";
 import { buildSync } from "esbuild";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,30 +16,19 @@ const glue = join(root, "js/wasm");
 rmSync(glue, { recursive: true, force: true });
 mkdirSync(glue, { recursive: true });
 
-// The core and packing modules at opt-level "z" (profile release), zfp at 2 (profile
-// release-zfp; its decode kernel enables wasm SIMD on its own functions), pcodec at 3 with
-// wasm SIMD (simd128: Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+), which LLVM uses in
-// pco's loops. Each module ships as a .wasm file (`file`), which
-// js/load.ts loads beside the glue where it can, and as a base64 copy in an ES module.
-const modules = [
-  { name: "zarr_wasm_codecs", crate: "zarr-wasm-codecs-core", targetDir: "target", profile: "release", file: true },
-  {
-    name: "zarr_wasm_codecs_zfp", crate: "zarr-wasm-codecs-zfp", targetDir: "target/zfp-module",
-    profile: "release-zfp", file: true,
-  },
-  { name: "zarr_wasm_codecs_packing", crate: "zarr-wasm-codecs-packing", targetDir: "target", profile: "release", file: true },
-  // Decompression is compute-bound: profile release-compress (Cargo.toml) trades size for speed.
-  {
-    name: "zarr_wasm_codecs_compress", crate: "zarr-wasm-codecs-compress", targetDir: "target/compress-module",
-    profile: "release-compress", file: true,
-  },
-  // numcodecs.pcodec (pco), loaded only for arrays that use it: compute-bound too, at opt-level 3
-  // with simd128 (profile release-pcodec, Cargo.toml).
-  {
-    name: "zarr_wasm_codecs_pcodec", crate: "zarr-wasm-codecs-pcodec", targetDir: "target/pcodec-module",
-    profile: "release-pcodec", rustflags: "-C target-feature=+simd128", file: true,
-  },
-];
+// One wasm module per crate under crates/, each built as its Cargo.toml's
+// [package.metadata.module] says (its file name, cargo profile, target directory and flags).
+// Each ships as a .wasm file, which js/load.ts loads beside the glue where it can, and as a
+// base64 copy in an ES module.
+const metadata = JSON.parse(execFileSync("cargo", ["metadata", "--no-deps", "--format-version", "1"], { cwd: root, encoding: "utf8" }));
+const modules = metadata.packages
+  .filter((p) => p.metadata?.module)
+  .map((p) => ({ crate: p.name, ...p.metadata.module, targetDir: p.metadata.module["target-dir"] }))
+  // By name: the core module (zarr_wasm_codecs) first.
+  .sort((a, b) => a.name.localeCompare(b.name));
+if (modules.length !== readdirSync(join(root, "crates"), { withFileTypes: true }).filter((d) => d.isDirectory()).length) {
+  throw new Error("every crate under crates/ needs [package.metadata.module] in its Cargo.toml");
+}
 const report = {};
 for (const m of modules) {
   run("cargo", ["build", "--lib", "-p", m.crate, "--profile", m.profile, "--target", "wasm32-unknown-unknown", "--target-dir", m.targetDir],
@@ -94,7 +82,7 @@ for (const m of modules) {
   for (const f of [`${m.name}.js`, `${m.name}.d.ts`, `${m.name}_inline.js`, `${m.name}_inline.d.ts`]) {
     copyFileSync(join(glue, f), join(root, "dist/wasm", f));
   }
-  if (m.file) copyFileSync(join(glue, `${m.name}_bg.wasm`), join(root, "dist/wasm", `${m.name}.wasm`));
+  copyFileSync(join(glue, `${m.name}_bg.wasm`), join(root, "dist/wasm", `${m.name}.wasm`));
 }
 for (const f of ["worker_source.js", "worker_source.d.ts"]) copyFileSync(join(glue, f), join(root, "dist/wasm", f));
 // The same script as a file of its own, for pages whose Content-Security-Policy forbids blob:

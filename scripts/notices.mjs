@@ -1,5 +1,5 @@
 // Writes THIRD-PARTY-NOTICES.md: the Rust crates compiled into the package's wasm modules
-// (cargo tree of the five module crates, runtime dependencies only, no proc macros), each with
+// (cargo tree of each module crate, runtime dependencies only, no proc macros), each with
 // its version, license, authors and repository from `cargo metadata`, and the license texts
 // the crate ships (LICENSE-MIT, LICENSE, ...). `--check` compares instead of writing, and
 // fails when the file is not what the crates now say.
@@ -10,8 +10,10 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const cargo = (args) => execFileSync("cargo", args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-// One cargo tree per wasm module crate (crates/core, zfp, packing, compress, pcodec).
-const BUILDS = ["core", "zfp", "packing", "compress", "pcodec"].map((m) => ["-p", `zarr-wasm-codecs-${m}`]);
+// One cargo tree per wasm module crate (every crate under crates/).
+const BUILDS = readdirSync(join(root, "crates"), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => ["--manifest-path", join(root, "crates", d.name, "Cargo.toml")]);
 
 const crates = new Set();
 for (const features of BUILDS) {

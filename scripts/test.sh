@@ -9,11 +9,11 @@ step() { printf '\n== %s\n' "$*"; }
 step "cargo fmt, clippy"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-# The library as wasm (its fixture tests run there too), then the three wasm modules the package
+# The library as wasm (its fixture tests run there too), then each wasm module the package
 # ships, each with the library features it builds with.
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-for module in core zfp packing compress pcodec; do
-  cargo clippy --target wasm32-unknown-unknown -p "zarr-wasm-codecs-$module" --all-targets -- -D warnings
+for crate in crates/*/Cargo.toml; do
+  cargo clippy --target wasm32-unknown-unknown --manifest-path "$crate" --all-targets -- -D warnings
 done
 
 step "cargo test (native)"

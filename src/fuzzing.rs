@@ -11,26 +11,59 @@ use crate::json::{self, Value};
 
 /// Chains the decode and encode targets run, with every array -> array codec feature: the
 /// design case, both endians, clamp, wrap, scalar_maps with hex and infinities, integer and
-/// float scale_offset, float -> float casts, float16, 64-bit types.
-const CHAINS: [&str; 12] = [
-    r#"{"data_type":"float64","fill_value":"NaN","codecs":[{"name":"scale_offset","configuration":{"offset":-10,"scale":10}},{"name":"cast_value","configuration":{"data_type":"uint8","out_of_range":"clamp","scalar_map":{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}},{"name":"bytes"}]}"#,
-    r#"{"data_type":"float32","fill_value":"NaN","codecs":[{"name":"scale_offset","configuration":{"offset":273.15,"scale":100}},{"name":"cast_value","configuration":{"data_type":"int16","rounding":"towards-zero","scalar_map":{"encode":[["NaN",-32768],["Infinity",32767],["-Infinity",-32767]],"decode":[[-32768,"NaN"],[32767,"Infinity"],[-32767,"-Infinity"]]}}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
-    r#"{"data_type":"int32","fill_value":7,"codecs":[{"name":"scale_offset","configuration":{"offset":5,"scale":3}},{"name":"cast_value","configuration":{"data_type":"int8","out_of_range":"wrap"}},{"name":"bytes"}]}"#,
-    r#"{"data_type":"int64","fill_value":0,"codecs":[{"name":"scale_offset","configuration":{"offset":"-9223372036854775800","scale":2}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
-    r#"{"data_type":"uint64","fill_value":0,"codecs":[{"name":"cast_value","configuration":{"data_type":"float32","rounding":"nearest-away","out_of_range":"clamp"}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
-    r#"{"data_type":"float64","fill_value":"0x7ff8000000000001","codecs":[{"name":"cast_value","configuration":{"data_type":"float16","rounding":"towards-negative","out_of_range":"clamp","scalar_map":{"encode":[["0x7ff8000000000001","0x7e01"]],"decode":[["0x7e01","0x7ff8000000000001"]]}}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
-    r#"{"data_type":"float16","fill_value":"-Infinity","codecs":[{"name":"scale_offset","configuration":{"offset":1.5,"scale":0.25}},{"name":"cast_value","configuration":{"data_type":"uint16","out_of_range":"clamp","scalar_map":{"encode":[["NaN",65535],["-Infinity",0]],"decode":[[65535,"NaN"]]}}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
-    r#"{"data_type":"uint16","fill_value":1,"codecs":[{"name":"cast_value","configuration":{"data_type":"uint32"}},{"name":"scale_offset","configuration":{"offset":1,"scale":65536}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
-    r#"{"data_type":"float32","fill_value":0,"codecs":[{"name":"cast_value","configuration":{"data_type":"int64","rounding":"towards-positive"}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
-    r#"{"data_type":"int8","fill_value":-1,"codecs":[{"name":"cast_value","configuration":{"data_type":"float64"}},{"name":"scale_offset","configuration":{"offset":0.5,"scale":"NaN"}},{"name":"bytes"}]}"#,
-    r#"{"data_type":"float64","fill_value":"NaN","codecs":[{"name":"zfp","configuration":{"mode":"reversible"}}]}"#,
-    r#"{"data_type":"int16","fill_value":0,"codecs":[{"name":"scale_offset","configuration":{"offset":-3,"scale":1}},{"name":"zfp","configuration":{"mode":"fixed_precision","precision":12}}]}"#,
+/// float scale_offset, float -> float casts, float16, 64-bit types. Each with whether its
+/// decode may refuse what its encode wrote, by the integer scale_offset's exact rules: a wrapped value need not be a multiple of
+/// the scale, and lossy zfp can rebuild integers that the offset then takes out of the type.
+const CHAINS: [(&str, bool); 12] = [
+    (
+        r#"{"data_type":"float64","fill_value":"NaN","codecs":[{"name":"scale_offset","configuration":{"offset":-10,"scale":10}},{"name":"cast_value","configuration":{"data_type":"uint8","out_of_range":"clamp","scalar_map":{"encode":[["NaN",0]],"decode":[[0,"NaN"]]}}},{"name":"bytes"}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"float32","fill_value":"NaN","codecs":[{"name":"scale_offset","configuration":{"offset":273.15,"scale":100}},{"name":"cast_value","configuration":{"data_type":"int16","rounding":"towards-zero","scalar_map":{"encode":[["NaN",-32768],["Infinity",32767],["-Infinity",-32767]],"decode":[[-32768,"NaN"],[32767,"Infinity"],[-32767,"-Infinity"]]}}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"int32","fill_value":7,"codecs":[{"name":"scale_offset","configuration":{"offset":5,"scale":3}},{"name":"cast_value","configuration":{"data_type":"int8","out_of_range":"wrap"}},{"name":"bytes"}]}"#,
+        true,
+    ),
+    (
+        r#"{"data_type":"int64","fill_value":0,"codecs":[{"name":"scale_offset","configuration":{"offset":"-9223372036854775800","scale":2}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"uint64","fill_value":0,"codecs":[{"name":"cast_value","configuration":{"data_type":"float32","rounding":"nearest-away","out_of_range":"clamp"}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"float64","fill_value":"0x7ff8000000000001","codecs":[{"name":"cast_value","configuration":{"data_type":"float16","rounding":"towards-negative","out_of_range":"clamp","scalar_map":{"encode":[["0x7ff8000000000001","0x7e01"]],"decode":[["0x7e01","0x7ff8000000000001"]]}}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"float16","fill_value":"-Infinity","codecs":[{"name":"scale_offset","configuration":{"offset":1.5,"scale":0.25}},{"name":"cast_value","configuration":{"data_type":"uint16","out_of_range":"clamp","scalar_map":{"encode":[["NaN",65535],["-Infinity",0]],"decode":[[65535,"NaN"]]}}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"uint16","fill_value":1,"codecs":[{"name":"cast_value","configuration":{"data_type":"uint32"}},{"name":"scale_offset","configuration":{"offset":1,"scale":65536}},{"name":"bytes","configuration":{"endian":"big"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"float32","fill_value":0,"codecs":[{"name":"cast_value","configuration":{"data_type":"int64","rounding":"towards-positive"}},{"name":"bytes","configuration":{"endian":"little"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"int8","fill_value":-1,"codecs":[{"name":"cast_value","configuration":{"data_type":"float64"}},{"name":"scale_offset","configuration":{"offset":0.5,"scale":"NaN"}},{"name":"bytes"}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"float64","fill_value":"NaN","codecs":[{"name":"zfp","configuration":{"mode":"reversible"}}]}"#,
+        false,
+    ),
+    (
+        r#"{"data_type":"int16","fill_value":0,"codecs":[{"name":"scale_offset","configuration":{"offset":-3,"scale":1}},{"name":"zfp","configuration":{"mode":"fixed_precision","precision":12}}]}"#,
+        true,
+    ),
 ];
-
-/// Chains whose decode may refuse what their encode wrote, by the integer scale_offset's exact
-/// rules: a wrapped value need not be a multiple of the scale (2), and lossy zfp can rebuild
-/// integers that the offset then takes out of the type (11).
-const LOSSY: [usize; 2] = [2, 11];
 
 /// A chain from the list, with a chunk shape of 1 to 4 dimensions of 1 to 8 elements chosen
 /// by the first bytes; the rest of the input is returned.
@@ -38,7 +71,7 @@ fn chosen_chain(data: &[u8]) -> Option<(Chain, bool, &[u8])> {
     let (&pick, rest) = data.split_first()?;
     let (&dims, rest) = rest.split_first()?;
     let index = usize::from(pick) % CHAINS.len();
-    let text = CHAINS.get(index)?;
+    let &(text, lossy) = CHAINS.get(index)?;
     let ndim = 1 + usize::from(dims % 4);
     let shape: Vec<usize> = (0..ndim)
         .map(|i| 1 + usize::from((dims >> (2 + i)) % 8))
@@ -51,7 +84,7 @@ fn chosen_chain(data: &[u8]) -> Option<(Chain, bool, &[u8])> {
         &shape,
     )
     .ok()?;
-    Some((chain, LOSSY.contains(&index), rest))
+    Some((chain, lossy, rest))
 }
 
 /// Arbitrary text as array metadata: parsed, built into a chain, written back and built again.

@@ -2,7 +2,7 @@
 //! JSON scalars, for JavaScript zarr clients through WebAssembly.
 //!
 //! All semantics live here and are tested natively, with no JavaScript in sight; the wasm
-//! modules are thin crates under `crates/` (core, zfp, packing) that only move metadata and
+//! modules are thin crates under `crates/` (one per module) that only move metadata and
 //! chunks across the JavaScript boundary.
 //!
 //! - [`dtype`]: data types, scalars and their JSON (fill values, "NaN", "Infinity", hex bits).

@@ -27,7 +27,12 @@ const memories: Partial<Record<ModuleKind, WebAssembly.Memory>> = {};
 const INIT = { core: initCore, packing: initPacking, compress: initCompress, pcodec: initPcodec, zfp: initZfp };
 const CLASSES: StageClasses = { compress: Decompressor, pcodec: PcodecCodec, zfp: ZfpCodec };
 
-/** Readers and decompressors by array key, most recently used last; a few are kept. */
+/**
+ * Readers and decompressors by array key, most recently used last; a few are kept. A viewer
+ * reads a handful of arrays at once (variables, time steps, each with a reader and up to
+ * three steps); 16 keeps them all while bounding what an app reading many arrays holds:
+ * each keeps its last chunk (up to its chunk size) in its module's memory until it is freed.
+ */
 const KEEP = 16;
 const kept = new Map<string, TileReader | DecompressorLike>();
 

@@ -14,10 +14,13 @@ pub mod pipeline;
 pub mod region;
 pub mod scale_offset;
 pub mod table;
+pub mod whole_chunk;
 #[cfg(feature = "zfp")]
 pub mod zfp;
 #[cfg(feature = "zfp")]
 pub mod zfp_kernel;
+
+use std::sync::Arc;
 
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
@@ -28,7 +31,8 @@ pub use bytes::{Bytes, Endian};
 pub use cast_value::{CastValue, OutOfRangeMode, RoundingMode};
 pub use fused::FusedDecode;
 pub use scale_offset::ScaleOffset;
-use table::Runs;
+use table::{Module, Runs};
+use whole_chunk::WholeChunkCodec;
 
 /// Splits a codec's metadata, `{"name": ..., "configuration": {...}}`, into its name and
 /// configuration. (A bare name string is refused, as the reference refuses it.)
@@ -136,35 +140,45 @@ impl ArrayCodec {
 }
 
 /// The array -> bytes codec of a chain.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum Serializer {
     Bytes(Bytes),
-    #[cfg(feature = "zfp")]
-    Zfp(zfp::Zfp),
+    /// A codec that codes the chunk as one stream (its metadata kept as written).
+    WholeChunk(Arc<dyn WholeChunkCodec>, Value),
+}
+
+impl std::fmt::Debug for Serializer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Serializer::Bytes(b) => f.debug_tuple("Bytes").field(b).finish(),
+            Serializer::WholeChunk(_, meta) => write!(f, "WholeChunk({meta})"),
+        }
+    }
 }
 
 impl Serializer {
     fn encode(&self, data: &ArrayData) -> Result<Vec<u8>> {
         match self {
             Serializer::Bytes(b) => Ok(b.encode(data)),
-            #[cfg(feature = "zfp")]
-            Serializer::Zfp(z) => z.encode(data),
+            Serializer::WholeChunk(c, _) => c.encode_bytes(&data.to_le_bytes()),
         }
     }
 
     fn decode(&self, bytes: &[u8], len: usize) -> Result<ArrayData> {
         match self {
             Serializer::Bytes(b) => b.decode(bytes, len),
-            #[cfg(feature = "zfp")]
-            Serializer::Zfp(z) => z.decode(bytes),
+            Serializer::WholeChunk(c, _) => {
+                let mut out = ArrayData::UInt8(Vec::new());
+                c.decode_into(bytes, &mut out)?;
+                Ok(out)
+            }
         }
     }
 
     fn to_json(&self) -> Value {
         match self {
             Serializer::Bytes(b) => b.to_json(),
-            #[cfg(feature = "zfp")]
-            Serializer::Zfp(z) => z.to_json(),
+            Serializer::WholeChunk(_, meta) => meta.clone(),
         }
     }
 }
@@ -243,16 +257,20 @@ impl Chain {
                     });
                 }
                 bytes = Some(match runs {
-                    #[cfg(feature = "zfp")]
-                    Runs::WholeChunk(table::Module::Zfp) => {
-                        Serializer::Zfp(zfp::Zfp::new(config, dtype, chunk_shape)?)
+                    Runs::WholeChunk(module) => {
+                        match whole_chunk_codec(module, config, dtype, chunk_shape) {
+                            Some(built) => Serializer::WholeChunk(built?, codec.clone()),
+                            None => {
+                                return Err(Error::UnknownCodec {
+                                    name: format!(
+                                        "{name} (in the package's {} module)",
+                                        module.name()
+                                    ),
+                                })
+                            }
+                        }
                     }
-                    Runs::Bytes => Serializer::Bytes(Bytes::new(config, dtype)?),
-                    _ => {
-                        return Err(Error::UnknownCodec {
-                            name: format!("{name} (decoded whole by a module of its own)"),
-                        })
-                    }
+                    _ => Serializer::Bytes(Bytes::new(config, dtype)?),
                 });
             } else {
                 return Err(Error::UnknownCodec {
@@ -269,8 +287,7 @@ impl Chain {
         }
         let fused = match &serializer {
             Serializer::Bytes(b) => FusedDecode::plan(data_type, &array_codecs, b),
-            #[cfg(feature = "zfp")]
-            Serializer::Zfp(_) => None,
+            Serializer::WholeChunk(..) => None,
         };
         let mut chain = Self {
             data_type,
@@ -455,6 +472,34 @@ fn given_value(e: Error, codec: &ArrayCodec, given: &ArrayData, input: &ArrayDat
         },
         other => other,
     }
+}
+
+/// Builds a whole-chunk codec of `module` for chunks of `chunk_shape` holding `dtype` values;
+/// `None` where this build does not have the module's kernel (its cargo feature).
+pub fn whole_chunk_codec(
+    module: Module,
+    configuration: Option<&Value>,
+    dtype: DataType,
+    chunk_shape: &[usize],
+) -> Option<Result<Arc<dyn WholeChunkCodec>>> {
+    match module {
+        #[cfg(feature = "zfp")]
+        Module::Zfp => Some(shared(zfp::Zfp::new(configuration, dtype, chunk_shape))),
+        #[cfg(feature = "pcodec")]
+        Module::Pcodec => Some(shared((|| {
+            let count = chunk_len(chunk_shape, dtype.size())?;
+            Ok(pcodec::Pcodec::new(configuration, dtype)?.for_chunks(count))
+        })())),
+        _ => {
+            let _ = (configuration, dtype, chunk_shape);
+            None
+        }
+    }
+}
+
+#[cfg(any(feature = "zfp", feature = "pcodec"))]
+fn shared<C: WholeChunkCodec + 'static>(c: Result<C>) -> Result<Arc<dyn WholeChunkCodec>> {
+    c.map(|c| Arc::new(c) as Arc<dyn WholeChunkCodec>)
 }
 
 /// The most bytes one chunk may take in any of its data types, checked when a chain or codec

@@ -11,6 +11,7 @@ use half::f16;
 use pco::standalone::{simple_compress, simple_decompress_into};
 use pco::{ChunkConfig, DeltaSpec, ModeSpec, PagingSpec};
 
+use super::whole_chunk::{check_chunk_bytes, WholeChunkCodec};
 use crate::array::ArrayData;
 use crate::dtype::DataType;
 use crate::error::{Error, Result};
@@ -92,6 +93,43 @@ impl Pcodec {
             DataType::Float64 => encode_as::<f64>(raw, &self.config),
             DataType::Int8 | DataType::UInt8 => unreachable!("refused by Pcodec::new"),
         }
+    }
+}
+
+impl Pcodec {
+    /// The codec for chunks of `count` values (what the chain and the module's class use).
+    pub fn for_chunks(self, count: usize) -> PcodecChunks {
+        PcodecChunks {
+            pcodec: self,
+            count,
+        }
+    }
+}
+
+/// [`Pcodec`] for chunks of a fixed count of values.
+#[derive(Clone, Debug)]
+pub struct PcodecChunks {
+    pcodec: Pcodec,
+    count: usize,
+}
+
+impl WholeChunkCodec for PcodecChunks {
+    fn data_type(&self) -> DataType {
+        self.pcodec.data_type
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>> {
+        check_chunk_bytes(raw, self.count, self.pcodec.data_type)?;
+        self.pcodec.encode(raw)
+    }
+
+    fn decode_into(&self, stream: &[u8], out: &mut ArrayData) -> Result<()> {
+        *out = self.pcodec.decode_values(stream, self.count)?;
+        Ok(())
     }
 }
 

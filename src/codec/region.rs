@@ -28,10 +28,9 @@ impl Chain {
 
     /// [`Chain::check_region`] for a stored chunk of `stored_len` bytes.
     pub fn check_region_len(&self, stored_len: usize, region: &[Span]) -> Result<usize> {
-        #[cfg(feature = "zfp")]
-        if let super::Serializer::Zfp(_) = &self.serializer {
+        if let super::Serializer::WholeChunk(_, meta) = &self.serializer {
             return Err(Error::InvalidMetadata {
-                message: "zfp chunks do not decode in parts".into(),
+                message: format!("{meta}: a chunk coded as one stream does not decode in parts"),
             });
         }
         super::bytes::check_byte_length(stored_len, self.len, self.encoded_data_type())?;

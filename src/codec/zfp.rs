@@ -1,5 +1,6 @@
-//! `zfp`: the array -> bytes codec that stores a chunk as one headerless zfp stream, built on
-//! `zfp-rs` (pure Rust, bit-identical to the zfp C library).
+//! `zfp`: the array -> bytes codec that stores a chunk as one headerless zfp stream, encoded by
+//! `zfp-rs` (pure Rust, bit-identical to the zfp C library) and decoded by the package's own
+//! kernel (`zfp_kernel.rs`, tested against zfp-rs).
 //!
 //! This module's part is the zarr side: the configuration's five modes, the chunk shape as a zfp
 //! field (C order reversed to nx, ny, nz, nw; 0-D as nx = 1; size-1 dimensions dropped only
@@ -14,6 +15,7 @@ use zfp_rs::{
     ZfpScalar, ZfpScalarType, ZfpStreamAlignment,
 };
 
+use super::whole_chunk::{check_chunk_bytes, WholeChunkCodec};
 use super::zfp_kernel::{Decodable, Params};
 use crate::array::{ArrayData, Element};
 use crate::dtype::DataType;
@@ -69,6 +71,25 @@ pub fn zfp_dims(chunk_shape: &[usize]) -> Result<Vec<usize>> {
     }
     dims.reverse();
     Ok(dims)
+}
+
+impl WholeChunkCodec for Zfp {
+    fn data_type(&self) -> DataType {
+        self.dtype
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>> {
+        check_chunk_bytes(raw, self.len, self.dtype)?;
+        self.encode(&ArrayData::from_le_bytes(self.dtype, raw)?)
+    }
+
+    fn decode_into(&self, stream: &[u8], out: &mut ArrayData) -> Result<()> {
+        Zfp::decode_into(self, stream, out)
+    }
 }
 
 impl Zfp {

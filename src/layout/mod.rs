@@ -198,7 +198,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
                 .ok_or_else(|| invalid("sharding_indexed has no codecs list"))?;
             check_order(inner_codecs)?;
             // The index's values are uint64.
-            let index_stage = BytesStage::new(&index_compressors, DataType::UInt64.size())?;
+            let index_stage = BytesStage::new(&index_compressors)?;
             let shard = ShardLayout {
                 inner_chunk_shape: inner.clone(),
                 index_endian,
@@ -215,7 +215,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
         Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
     let chain = Chain::new(data_type, fill, &Value::Array(split.chain), &chunk_shape)?;
-    let compressor_stage = BytesStage::new(&split.compressors, chain.encoded_data_type().size())?;
+    let compressor_stage = BytesStage::new(&split.compressors)?;
     Ok(Opened::Layout(Box::new(ArrayLayout {
         compressor_stage,
         shape,
@@ -651,8 +651,7 @@ fn dims_json(d: &[usize]) -> Value {
 /// table when the layout is read.
 #[derive(Debug, Clone)]
 pub struct BytesStage {
-    /// The codecs, configured as the compress module reads them where it runs them (a
-    /// shuffle's element size filled in), else as written.
+    /// The codecs, as written.
     pub codecs: Value,
     /// `None` where the compress module runs them all, else why zarrita's registry does.
     pub fallback: Option<String>,
@@ -661,13 +660,9 @@ pub struct BytesStage {
 }
 
 impl BytesStage {
-    /// The stage for `list`, given the item size of what it receives.
-    pub fn new(list: &[Value], item_size: usize) -> Result<Self> {
-        let fallback = BytesChain::not_in_wasm(list, item_size)?;
-        let codecs = match fallback {
-            None => BytesChain::resolved(list, item_size)?,
-            Some(_) => list.to_vec(),
-        };
+    /// The stage for `list`.
+    pub fn new(list: &[Value]) -> Result<Self> {
+        let fallback = BytesChain::not_in_wasm(list)?;
         let encode_wasm = list
             .iter()
             .map(|c| {
@@ -679,7 +674,7 @@ impl BytesStage {
             })
             .collect();
         Ok(Self {
-            codecs: Value::Array(codecs),
+            codecs: Value::Array(list.to_vec()),
             fallback,
             encode_wasm,
         })

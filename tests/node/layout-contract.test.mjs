@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 import { loadWasm } from "zarr-wasm-codecs";
+import { loadCompress } from "../../dist/load.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -109,12 +110,16 @@ test("the core decides which bytes -> bytes codecs run in wasm, and says why not
   const bytes = { name: "bytes", configuration: { endian: "little" } };
   const inWasm = layoutOf([bytes, { name: "numcodecs.shuffle", configuration: {} }, { name: "zstd", configuration: { level: 0 } }]);
   assert.equal(inWasm.codecs_fallback, null);
-  // The shuffle's element size is filled in from what it receives (float64: 8), as zarr-python does.
-  assert.deepEqual(inWasm.codecs[0], { name: "numcodecs.shuffle", configuration: { elementsize: 8 } });
+  // What the codecs receive: a shuffle without elementsize takes its item size (float64: 8).
+  assert.equal(inWasm.stored_item_size, 8);
   assert.deepEqual(inWasm.codecs_encode_wasm, [true, false]);
   const registry = layoutOf([bytes, { name: "numcodecs.bz2", configuration: { level: 1 } }]);
   assert.match(registry.codecs_fallback, /bz2/);
   assert.deepEqual(registry.codecs_encode_wasm, [false]);
+  // A configuration the compress module does not read is the read's error, not zarrita's
+  // (whose crc32c has no location): INVALID_CONFIG when its step is built.
   const refused = layoutOf([bytes, { name: "numcodecs.crc32c", configuration: { location: "start" } }]);
-  assert.match(refused.codecs_fallback, /location/);
+  assert.equal(refused.codecs_fallback, null);
+  const compress = await loadCompress();
+  assert.throws(() => new compress.Decompressor(JSON.stringify(refused.codecs), refused.stored_item_size), (e) => e.code === "INVALID_CONFIG" && /location/.test(e.message));
 });

@@ -115,24 +115,6 @@ impl BytesCodec {
         config
     }
 
-    /// The configuration this codec is read with, where the table's own differs from what
-    /// was written: a shuffle's element size, filled in from what it receives.
-    fn resolved(self, codec: &Value) -> Value {
-        match (self, codec) {
-            (BytesCodec::Shuffle(size), Value::Object(map)) => {
-                let mut map = map.clone();
-                let mut config = match map.get("configuration") {
-                    Some(Value::Object(c)) => c.clone(),
-                    _ => crate::json::Map::new(),
-                };
-                config.insert("elementsize".into(), Value::from(size as u64));
-                map.insert("configuration".into(), Value::Object(config));
-                Value::Object(map)
-            }
-            _ => codec.clone(),
-        }
-    }
-
     /// The decoded size for an encoded one, where the codec fixes it (a checksum's 4 bytes).
     #[cfg(feature = "compress")]
     fn decoded_size(self, encoded: usize) -> Option<usize> {
@@ -221,9 +203,9 @@ impl BytesChain {
     }
 
     /// Why a v3 list cannot run in the compress module (a codec the table has no kernel
-    /// for, or a configuration its kernel does not read, such as crc32c at the start), or
-    /// `None` when it can; an error for a list that is not codec metadata.
-    pub fn not_in_wasm(list: &[Value], item_size: usize) -> Result<Option<String>> {
+    /// for), or `None` when it can, from the names alone: the compress module reads the
+    /// configurations when it builds the chain, and one it refuses is the read's error.
+    pub fn not_in_wasm(list: &[Value]) -> Result<Option<String>> {
         for codec in list {
             let (name, _) = crate::codec::codec_name_and_config(codec)?;
             if BytesCodec::from_v3_name(name).is_none() {
@@ -234,19 +216,7 @@ impl BytesChain {
                 return Ok(Some(why));
             }
         }
-        Ok(Self::from_v3(list, item_size).err().map(|e| e.to_string()))
-    }
-
-    /// The list with each codec's configuration as the package reads it (a shuffle's element
-    /// size filled in from `item_size`), for a list [`BytesChain::not_in_wasm`] accepts.
-    pub fn resolved(list: &[Value], item_size: usize) -> Result<Vec<Value>> {
-        let chain = Self::from_v3(list, item_size)?;
-        Ok(chain
-            .codecs
-            .iter()
-            .zip(list)
-            .map(|(c, codec)| c.resolved(codec))
-            .collect())
+        Ok(None)
     }
 
     /// The stored size of `decoded` bytes under a v3 list of codecs, where each is in the
