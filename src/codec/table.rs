@@ -14,15 +14,34 @@ pub enum BytesCodec {
     Lz4,
     /// The blosc 1 container (its header says how it was compressed).
     Blosc,
-    Crc32c,
+    /// A 32-bit checksum, stored where `Place` says (the row's value: the codec's default).
+    Checksum(Checksum, Place),
     /// numcodecs' byte shuffle of elements of this many bytes (its `elementsize`).
     Shuffle(usize),
+}
+
+/// The 32-bit checksums of the checksum codecs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checksum {
+    Crc32c,
+    Crc32,
+    Adler32,
+}
+
+/// Where a checksum codec stores the checksum (numcodecs' `location`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Start,
+    End,
 }
 
 impl BytesCodec {
     /// Whether two values run the same kernel (whatever their configurations).
     pub fn same_kernel(self, other: Self) -> bool {
-        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+        match (self, other) {
+            (BytesCodec::Checksum(a, _), BytesCodec::Checksum(b, _)) => a == b,
+            _ => std::mem::discriminant(&self) == std::mem::discriminant(&other),
+        }
     }
 }
 
@@ -116,222 +135,47 @@ const fn row(
 
 use Kind::{ArrayToArray as AA, ArrayToBytes as AB, BytesToBytes as BB};
 
-/// Every codec the package knows.
+/// Every codec the package knows. For a bytes -> bytes kernel, the row's value is its
+/// configuration's default (numcodecs' checksum location, a shuffle's element size: 0 = the
+/// item size of what it receives).
+#[rustfmt::skip]
 pub const CODECS: &[CodecRow] = &[
     // Array -> array.
-    row(
-        "scale_offset",
-        &["scale_offset"],
-        None,
-        AA,
-        Runs::ScaleOffset,
-        &[],
-    ),
-    row(
-        "cast_value",
-        &["cast_value"],
-        None,
-        AA,
-        Runs::CastValue,
-        &[],
-    ),
-    row(
-        "transpose",
-        &["transpose"],
-        None,
-        AA,
-        Runs::Transpose,
-        &["order"],
-    ),
-    row(
-        "bitround",
-        &["numcodecs.bitround", "bitround"],
-        Some("bitround"),
-        AA,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "delta",
-        &["numcodecs.delta", "delta"],
-        Some("delta"),
-        AA,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "fixedscaleoffset",
-        &["numcodecs.fixedscaleoffset"],
-        Some("fixedscaleoffset"),
-        AA,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "astype",
-        &["numcodecs.astype"],
-        Some("astype"),
-        AA,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "quantize",
-        &["numcodecs.quantize"],
-        Some("quantize"),
-        AA,
-        Runs::Elsewhere,
-        &[],
-    ),
+    row("scale_offset", &["scale_offset"], None, AA, Runs::ScaleOffset, &[]),
+    row("cast_value", &["cast_value"], None, AA, Runs::CastValue, &[]),
+    row("transpose", &["transpose"], None, AA, Runs::Transpose, &["order"]),
+    row("bitround", &["numcodecs.bitround", "bitround"], Some("bitround"), AA, Runs::Elsewhere, &[]),
+    row("delta", &["numcodecs.delta", "delta"], Some("delta"), AA, Runs::Elsewhere, &[]),
+    row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::Elsewhere, &[]),
+    row("astype", &["numcodecs.astype"], Some("astype"), AA, Runs::Elsewhere, &[]),
+    row("quantize", &["numcodecs.quantize"], Some("quantize"), AA, Runs::Elsewhere, &[]),
     // Array -> bytes.
     row("bytes", &["bytes"], None, AB, Runs::Bytes, &["endian"]),
-    row(
-        "zfp",
-        &["zfp"],
-        None,
-        AB,
-        Runs::WholeChunk(Module::Zfp),
-        &[],
-    ),
-    row(
-        "pcodec",
-        &["numcodecs.pcodec"],
-        Some("pcodec"),
-        AB,
-        Runs::WholeChunk(Module::Pcodec),
-        &[],
-    ),
-    row(
-        "sharding_indexed",
-        &["sharding_indexed"],
-        None,
-        AB,
-        Runs::Sharding,
-        &[],
-    ),
-    row(
-        "zfpy",
-        &["numcodecs.zfpy"],
-        Some("zfpy"),
-        AB,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "packbits",
-        &["numcodecs.packbits", "packbits"],
-        Some("packbits"),
-        AB,
-        Runs::Elsewhere,
-        &[],
-    ),
+    row("zfp", &["zfp"], None, AB, Runs::WholeChunk(Module::Zfp), &[]),
+    row("pcodec", &["numcodecs.pcodec"], Some("pcodec"), AB, Runs::WholeChunk(Module::Pcodec), &[]),
+    row("sharding_indexed", &["sharding_indexed"], None, AB, Runs::Sharding, &[]),
+    row("zfpy", &["numcodecs.zfpy"], Some("zfpy"), AB, Runs::Elsewhere, &[]),
+    row("packbits", &["numcodecs.packbits", "packbits"], Some("packbits"), AB, Runs::Elsewhere, &[]),
     row("vlen-utf8", &["vlen-utf8"], None, AB, Runs::Elsewhere, &[]),
-    row(
-        "vlen-bytes",
-        &["vlen-bytes"],
-        None,
-        AB,
-        Runs::Elsewhere,
-        &[],
-    ),
+    row("vlen-bytes", &["vlen-bytes"], None, AB, Runs::Elsewhere, &[]),
     row("json2", &["json2"], None, AB, Runs::Elsewhere, &[]),
     // Bytes -> bytes.
-    row(
-        "gzip",
-        &["gzip", "numcodecs.gzip"],
-        Some("gzip"),
-        BB,
-        Runs::Compress(BytesCodec::Gzip),
-        &["level"],
-    ),
-    row(
-        "zlib",
-        &["numcodecs.zlib", "zlib"],
-        Some("zlib"),
-        BB,
-        Runs::Compress(BytesCodec::Zlib),
-        &["level"],
-    ),
-    row(
-        "zstd",
-        &["zstd", "numcodecs.zstd"],
-        Some("zstd"),
-        BB,
-        Runs::Compress(BytesCodec::Zstd),
-        &["level", "checksum"],
-    ),
-    row(
-        "lz4",
-        &["numcodecs.lz4", "lz4"],
-        Some("lz4"),
-        BB,
-        Runs::Compress(BytesCodec::Lz4),
-        &["acceleration"],
-    ),
-    row(
-        "blosc",
-        &["blosc", "numcodecs.blosc"],
-        Some("blosc"),
-        BB,
-        Runs::Compress(BytesCodec::Blosc),
-        &["cname", "clevel", "shuffle", "typesize", "blocksize"],
-    ),
-    row(
-        "crc32c",
-        &["crc32c", "numcodecs.crc32c"],
-        Some("crc32c"),
-        BB,
-        Runs::Compress(BytesCodec::Crc32c),
-        &["location"],
-    ),
-    row(
-        "shuffle",
-        &["numcodecs.shuffle"],
-        Some("shuffle"),
-        BB,
-        Runs::Compress(BytesCodec::Shuffle(0)),
-        &["elementsize"],
-    ),
-    row(
-        "bz2",
-        &["numcodecs.bz2"],
-        Some("bz2"),
-        BB,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "lzma",
-        &["numcodecs.lzma"],
-        Some("lzma"),
-        BB,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "fletcher32",
-        &["numcodecs.fletcher32"],
-        Some("fletcher32"),
-        BB,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "crc32",
-        &["numcodecs.crc32"],
-        Some("crc32"),
-        BB,
-        Runs::Elsewhere,
-        &[],
-    ),
-    row(
-        "adler32",
-        &["numcodecs.adler32"],
-        Some("adler32"),
-        BB,
-        Runs::Elsewhere,
-        &[],
-    ),
+    row("gzip", &["gzip", "numcodecs.gzip"], Some("gzip"), BB, Runs::Compress(BytesCodec::Gzip), &["level"]),
+    row("zlib", &["numcodecs.zlib", "zlib"], Some("zlib"), BB, Runs::Compress(BytesCodec::Zlib), &["level"]),
+    row("zstd", &["zstd", "numcodecs.zstd"], Some("zstd"), BB, Runs::Compress(BytesCodec::Zstd), &["level", "checksum"]),
+    row("lz4", &["numcodecs.lz4", "lz4"], Some("lz4"), BB, Runs::Compress(BytesCodec::Lz4), &["acceleration"]),
+    row("blosc", &["blosc", "numcodecs.blosc"], Some("blosc"), BB, Runs::Compress(BytesCodec::Blosc),
+        &["cname", "clevel", "shuffle", "typesize", "blocksize"]),
+    row("crc32c", &["crc32c", "numcodecs.crc32c"], Some("crc32c"), BB,
+        Runs::Compress(BytesCodec::Checksum(Checksum::Crc32c, Place::End)), &["location"]),
+    row("crc32", &["numcodecs.crc32"], Some("crc32"), BB,
+        Runs::Compress(BytesCodec::Checksum(Checksum::Crc32, Place::Start)), &["location"]),
+    row("adler32", &["numcodecs.adler32"], Some("adler32"), BB,
+        Runs::Compress(BytesCodec::Checksum(Checksum::Adler32, Place::Start)), &["location"]),
+    row("shuffle", &["numcodecs.shuffle"], Some("shuffle"), BB, Runs::Compress(BytesCodec::Shuffle(0)), &["elementsize"]),
+    row("bz2", &["numcodecs.bz2"], Some("bz2"), BB, Runs::Elsewhere, &[]),
+    row("lzma", &["numcodecs.lzma"], Some("lzma"), BB, Runs::Elsewhere, &[]),
+    row("fletcher32", &["numcodecs.fletcher32"], Some("fletcher32"), BB, Runs::Elsewhere, &[]),
 ];
 
 /// The row of a zarr v3 codec name.

@@ -12,7 +12,7 @@ pub mod blosc;
 #[cfg(feature = "compress")]
 mod blosclz;
 #[cfg(feature = "compress")]
-pub mod crc32c;
+pub mod checksum32;
 #[cfg(feature = "compress")]
 pub mod deflate;
 #[cfg(feature = "compress")]
@@ -23,7 +23,7 @@ mod shuffle;
 pub mod zstd;
 
 pub use super::table::BytesCodec;
-use super::table::{self, CodecRow, Runs};
+use super::table::{self, CodecRow, Place, Runs};
 use crate::error::{quoted, Error, Result};
 use crate::json::Value;
 
@@ -68,25 +68,33 @@ impl BytesCodec {
                 ))
             }
         };
-        for (key, value) in map.into_iter().flat_map(|m| m.iter()) {
+        for key in map.into_iter().flat_map(|m| m.keys()) {
             if !entry.keys.contains(&key.as_str()) {
                 return Err(Error::config(
                     entry.name,
                     format!("unknown key {}", quoted(key)),
                 ));
             }
-            if self == BytesCodec::Crc32c && key == "location" && value.as_str() != Some("end") {
-                return Err(Error::config(
-                    entry.name,
-                    format!("location {value}: only \"end\" is read"),
-                ));
-            }
         }
+        let given = |key: &str| map.and_then(|m| m.get(key)).filter(|v| **v != Value::Null);
         Ok(match self {
+            BytesCodec::Checksum(sum, default) => {
+                let place = match given("location") {
+                    None => default,
+                    Some(v) if v.as_str() == Some("start") => Place::Start,
+                    Some(v) if v.as_str() == Some("end") => Place::End,
+                    Some(v) => {
+                        return Err(Error::config(
+                            entry.name,
+                            format!("location must be \"start\" or \"end\", got {v}"),
+                        ))
+                    }
+                };
+                BytesCodec::Checksum(sum, place)
+            }
             BytesCodec::Shuffle(_) => {
-                let given = map.and_then(|m| m.get("elementsize"));
-                let size = match given {
-                    None | Some(Value::Null) => item_size,
+                let size = match given("elementsize") {
+                    None => item_size,
                     Some(v) => v
                         .as_u64()
                         .and_then(|n| usize::try_from(n).ok())
@@ -119,7 +127,7 @@ impl BytesCodec {
     #[cfg(feature = "compress")]
     fn decoded_size(self, encoded: usize) -> Option<usize> {
         match self {
-            BytesCodec::Crc32c => encoded.checked_sub(4),
+            BytesCodec::Checksum(..) => encoded.checked_sub(4),
             BytesCodec::Shuffle(_) => Some(encoded),
             _ => None,
         }
@@ -128,7 +136,7 @@ impl BytesCodec {
     /// The encoded size for a decoded one, where the codec fixes it.
     fn encoded_size(self, decoded: usize) -> Option<usize> {
         match self {
-            BytesCodec::Crc32c => decoded.checked_add(4),
+            BytesCodec::Checksum(..) => decoded.checked_add(4),
             BytesCodec::Shuffle(_) => Some(decoded),
             _ => None,
         }
@@ -144,7 +152,9 @@ impl BytesCodec {
             BytesCodec::Zstd => zstd::decode(input, expected, limit)?,
             BytesCodec::Lz4 => lz4::decode_numcodecs(input, expected, limit)?,
             BytesCodec::Blosc => blosc::decode(input, expected, limit)?,
-            BytesCodec::Crc32c => crc32c::strip(input)?.to_vec(),
+            BytesCodec::Checksum(sum, place) => {
+                checksum32::strip(sum, place, input, self.name())?.to_vec()
+            }
             BytesCodec::Shuffle(size) => shuffle::numcodecs_unshuffle(size, input)?,
         };
         match expected {
@@ -164,7 +174,7 @@ impl BytesCodec {
     #[cfg(feature = "compress")]
     pub fn encode(self, input: &[u8]) -> Option<Result<Vec<u8>>> {
         Some(match self {
-            BytesCodec::Crc32c => Ok(crc32c::append(input)),
+            BytesCodec::Checksum(sum, place) => Ok(checksum32::append(sum, place, input)),
             BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
             _ => return None,
         })
@@ -172,7 +182,7 @@ impl BytesCodec {
 
     /// Whether [`BytesCodec::encode`] encodes this codec (known without the kernels).
     pub fn encodes_in_wasm(self) -> bool {
-        matches!(self, BytesCodec::Crc32c | BytesCodec::Shuffle(_))
+        matches!(self, BytesCodec::Checksum(..) | BytesCodec::Shuffle(_))
     }
 }
 

@@ -1,5 +1,5 @@
-// numcodecs' shuffle (zarr v3 `numcodecs.shuffle`, zarr v2 filter or compressor `shuffle`),
-// written by `set` into zarr-python 3.4.2's stores (tests/fixtures/stores, make.py): every chunk
+// numcodecs' shuffle (zarr v3 `numcodecs.shuffle`, zarr v2 filter or compressor `shuffle`) and
+// checksums (`numcodecs.crc32`, v2 `adler32`), written by `set` into zarr-python 3.4.2's stores (tests/fixtures/stores, make.py): every chunk
 // zarr-python wrote is written again with the same shuffled bytes (compared once the
 // compressor after the shuffle is undone, since two zstd or blosc builds may compress the same
 // bytes differently), with the element size the configuration gives (8, and 4 on float64),
@@ -22,14 +22,20 @@ registerCodecs();
 const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const CTORS = { int16: Int16Array, float64: Float64Array };
-/** Each case's compressor after the shuffle, as the compress module names it (none: raw). */
+/**
+ * Each case's codecs after the one the package encodes in wasm (shuffle, a checksum), undone
+ * before the bytes are compared (none: compared as stored); for a checksum after zstd, both
+ * (the checksum must verify, then the values compare).
+ */
 const CASES = {
-  v3_shuffle8_zstd: { name: "numcodecs.zstd" },
-  v3_shuffle4_f8: { name: "zstd" },
-  v3_shuffle_packed_u2: null,
-  v2_shuffle_compressor: null,
-  v2_shuffle_filter: { name: "zstd" },
-  v2_shuffle_filter_i2: { name: "blosc" },
+  v3_shuffle8_zstd: [{ name: "numcodecs.zstd" }],
+  v3_shuffle4_f8: [{ name: "zstd" }],
+  v3_shuffle_packed_u2: [],
+  v2_shuffle_compressor: [],
+  v2_shuffle_filter: [{ name: "zstd" }],
+  v2_shuffle_filter_i2: [{ name: "blosc" }],
+  v2_adler32_filter: [{ name: "zstd" }],
+  v3_crc32_zstd: [{ name: "numcodecs.zstd" }, { name: "numcodecs.crc32" }],
 };
 
 /** The store's files: metadata kept, chunks (what zarr-python wrote) apart. */
@@ -44,10 +50,10 @@ function split(storeDir) {
   return { meta, chunks };
 }
 
-async function decompressor(codec) {
-  if (!codec) return (bytes) => bytes;
+async function decompressor(codecs) {
+  if (!codecs.length) return (bytes) => bytes;
   const wasm = await loadCompress();
-  const d = new wasm.Decompressor(JSON.stringify([codec]), 1, undefined);
+  const d = new wasm.Decompressor(JSON.stringify(codecs), 1, undefined);
   return (bytes) => {
     const n = d.decode(bytes);
     return new Uint8Array(memoryOf(wasm).buffer, d.address, n).slice();
@@ -55,7 +61,7 @@ async function decompressor(codec) {
 }
 
 for (const [name, compressor] of Object.entries(CASES)) {
-  test(`${name}: set writes zarr-python's shuffled chunks, and get reads them back`, async () => {
+  test(`${name}: set writes zarr-python's chunks (shuffled, checksummed), and get reads them back`, async () => {
     const c = manifest.find((m) => m.case === name);
     assert.ok(c, name);
     const { meta, chunks } = split(join(dir, c.store));
@@ -70,7 +76,7 @@ for (const [name, compressor] of Object.entries(CASES)) {
     for (const [key, theirs] of chunks) {
       const ours = store.get(key);
       assert.ok(ours, `${name}: ${key} written`);
-      assert.ok(Buffer.from(undo(ours)).equals(Buffer.from(undo(theirs))), `${name}: ${key}: the shuffled bytes differ`);
+      assert.ok(Buffer.from(undo(ours)).equals(Buffer.from(undo(theirs))), `${name}: ${key}: the bytes differ`);
     }
     const back = await get(arr);
     assert.ok(Buffer.from(back.data.buffer).equals(raw), `${name}: read back`);
