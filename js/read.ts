@@ -1,13 +1,13 @@
 // The package's own read path: `get`, a drop-in for zarr.get. Each array's access (its layout
 // read by the wasm from the exact metadata text of js/metadata.ts, its reader, and the steps
 // in wasm from a chunk's stored bytes to what the reader takes), then one read loop: chunks
-// fetched through the array's store (js/fetch.ts) and paced (js/schedule.ts), then decoded on
-// this thread or in a pool's workers: the wasm decodes each chunk's selected box a tile at a
-// time, and each tile is copied once into its place in the output (js/place.ts, shared with
-// the workers).
+// fetched through the array's store (js/fetch.ts), paced (js/schedule.ts), and decoded by an
+// executor, on this thread or in a pool's workers, which has the wasm decode each chunk's
+// selected box a tile at a time and copies each tile once into its place in the output
+// (js/place.ts, shared with the workers).
 import * as zarr from "zarrita";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
-import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes } from "./fetch.js";
+import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched } from "./fetch.js";
 import {
   type Bindings, type PackingBindings, compiledOf, loadCompress, loadPacking, loadPcodec, loadWasm, loadZfp, memoryOf,
 } from "./load.js";
@@ -294,9 +294,32 @@ function regionOf(box: Box): Uint32Array {
 }
 
 /**
- * Reads `selection` of `arr` into a new output of `Out`: each chunk's box decoded by the
- * reader a tile at a time and copied into place; missing chunks take `fill` (one value of
- * `Out`'s type, as bytes).
+ * Where a read's chunks are decoded and placed: on this thread, or by a pool's workers. The
+ * read loop (`readInto`) plans, fetches, reports progress, honours the signal and sees to
+ * missing chunks; its executor does the work on each chunk.
+ */
+interface Executor {
+  /** How many chunks are fetched at once, unless `options.concurrency` says. */
+  concurrency: number;
+  /**
+   * Whether a chunk keeps its place among those fetched at once until it is placed (the pool:
+   * so that no more stored bytes wait than that many chunks'), not only until its bytes are in.
+   */
+  holdsPlace: boolean;
+  /** Decodes a chunk's box from its stored bytes (`owned`: see `Fetched`) into the output. */
+  place(box: Box, bytes: Uint8Array, owned: boolean): Promise<void>;
+  /** Writes the fill value to a missing chunk's box. */
+  fill(box: Box): void | Promise<void>;
+  /** The output, once every box is in place. */
+  finish(): Promise<TypedArray>;
+  /** Drops the output of a read that failed or was aborted. */
+  abort(): void;
+}
+
+/**
+ * Reads `selection` of `arr` into a new output of `Out` (or `options.out`): each chunk's box
+ * decoded by the reader a tile at a time and copied into place, on this thread or in the pool
+ * `options` asks for; missing chunks take `fill` (one value of `Out`'s type, as bytes).
  */
 async function readInto<R extends TileReader>(
   arr: Readable,
@@ -309,28 +332,58 @@ async function readInto<R extends TileReader>(
   const pool = poolOf(options);
   const signal = options.signal;
   signal?.throwIfAborted();
-  if (pool) return readWithPool(arr, a, selection, options, Out, fill, pool);
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
-  const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+  const run = pool ? await inPool(pool, a, plan, options, Out, fill) : onThisThread(a, plan, options, Out, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
-  // A fetch's place goes to the next chunk when its bytes are in, before they decode.
-  const paced = limiter(concurrencyOf(options, DEFAULT_CONCURRENCY));
+  const paced = limiter(concurrencyOf(options, run.concurrency));
   const placed = progress(options, plan.boxes.length);
-  await untilAborted(signal, Promise.all(
-    plan.boxes.map(async (box) => {
-      const { key, bytes } = await paced(() => fetchChunk(box.coords));
-      // An aborted read decodes nothing more.
-      signal?.throwIfAborted();
-      const to = runsOf(plan, box, out);
-      if (!bytes) return placed(fillRuns(fill, to));
+  const fetched = async (box: Box): Promise<Fetched> => {
+    // An aborted read fetches and decodes nothing more.
+    signal?.throwIfAborted();
+    const chunk = await fetchChunk(box.coords);
+    signal?.throwIfAborted();
+    return chunk;
+  };
+  const settle = async (box: Box, { key, bytes, owned }: Fetched) => {
+    if (!bytes) await run.fill(box);
+    else await namingChunk(key, () => run.place(box, bytes, owned === true));
+    placed();
+  };
+  try {
+    await untilAborted(signal, Promise.all(
+      plan.boxes.map(async (box) => {
+        if (run.holdsPlace) return paced(async () => settle(box, await fetched(box)));
+        // The fetch's place goes to the next chunk when its bytes are in, before they decode.
+        return settle(box, await paced(() => fetched(box)));
+      }),
+    ));
+  } catch (e) {
+    run.abort();
+    throw e;
+  }
+  return { data: await run.finish(), shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/** The executor that decodes on this thread, into `options.out` or a new output. */
+function onThisThread<R extends TileReader>(
+  a: ArrayAccess<R>,
+  plan: Plan,
+  options: GetOptions,
+  Out: TypedArrayCtor,
+  fill: Uint8Array,
+): Executor {
+  const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+  return {
+    concurrency: DEFAULT_CONCURRENCY,
+    holdsPlace: false,
+    async place(box, bytes) {
       // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-      await namingChunk(key, () => {
-        placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, to);
-      });
-      placed();
-    }),
-  ));
-  return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+      placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, runsOf(plan, box, out));
+    },
+    fill: (box) => fillRuns(fill, runsOf(plan, box, out)),
+    finish: async () => out,
+    abort: () => {},
+  };
 }
 
 /** `out` if it is an `Out` of `length` values; refused otherwise (before anything is read). */
@@ -352,23 +405,21 @@ function sharedMemory(): boolean {
 }
 
 /**
- * `readInto` with the decoding done by a pool's workers: the main thread fetches each chunk
- * and sends a copy of its stored bytes, which the worker unpacks (compress module) and
- * decodes (codecs only zarrita's registry has are undone here first). With a shared output
- * the workers write each box into place. Without one, a worker assembles the output (see
+ * The executor that decodes in a pool's workers: the main thread fetches each chunk and sends
+ * a copy of its stored bytes, which the worker unpacks (compress module) and decodes (codecs
+ * only zarrita's registry has are undone here first). With a shared output the workers write
+ * each box into place. Without one, a worker assembles the output (see
  * `WorkerPool.assemble`) and transfers it here whole: the main thread passes boxes on but
  * copies no values.
  */
-async function readWithPool<R extends TileReader>(
-  arr: Readable,
+async function inPool<R extends TileReader>(
+  pool: WorkerPool,
   a: ArrayAccess<R>,
-  selection: Selection,
+  plan: Plan,
   options: GetOptions,
   Out: TypedArrayCtor,
   fill: Uint8Array,
-  pool: WorkerPool,
-) {
-  const plan = planSelection(selection, a.layout.shape, a.chunkShape);
+): Promise<Executor> {
   const shared = options.useSharedArrayBuffer ?? sharedMemory();
   if (shared && !sharedMemory()) {
     throw codedError(
@@ -390,52 +441,46 @@ async function readWithPool<R extends TileReader>(
   }
   const out = buffer ? (given?.buffer === buffer ? given : new Out(buffer, at, plan.size)) : undefined;
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
-  const fetchChunk = chunkFetcher(arr, a, options);
-  const paced = limiter(concurrencyOf(options, Math.max(DEFAULT_CONCURRENCY, await pool.ahead())));
   const signal = options.signal;
-  const placed = progress(options, plan.boxes.length);
-  try {
-    await untilAborted(signal, Promise.all(
-      plan.boxes.map((box) => paced(async () => {
-        // An aborted read fetches and decodes nothing more.
-        signal?.throwIfAborted();
-        const { key, bytes, owned } = await fetchChunk(box.coords);
-        signal?.throwIfAborted();
-        const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
-        if (!bytes && out) return placed(fillRuns(fill, { out, runLength, starts }));
-        if (!bytes) return placed(assembly!.fill(runLength, starts));
-        const values = await namingChunk(key, () =>
-          pool.run(
-            {
-              kind: a.kind,
-              key: a.key,
-              text: a.text,
-              stages: a.stages.map((s) => s.spec),
-              stored: bytes,
-              owned: owned === true,
-              region: regionOf(box),
-              type: Out.name,
-              out: buffer,
-              outOffset: at,
-              read: assembly?.read,
-              runLength,
-              starts,
-            },
-            a.modules,
-            signal,
-          ),
-        );
-        if (values) assembly!.place(values, runLength, starts);
-        placed();
-      })),
-    ));
-  } catch (e) {
-    assembly?.abort();
-    throw e;
-  }
-  let data = out ?? new Out(await assembly!.finish(), 0, plan.size);
-  if (given && !buffer) data = (given.set(data as never), given);
-  return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+  return {
+    concurrency: Math.max(DEFAULT_CONCURRENCY, await pool.ahead()),
+    holdsPlace: true,
+    async place(box, stored, owned) {
+      const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
+      const values = await pool.run(
+        {
+          kind: a.kind,
+          key: a.key,
+          text: a.text,
+          stages: a.stages.map((s) => s.spec),
+          stored,
+          owned,
+          region: regionOf(box),
+          type: Out.name,
+          out: buffer,
+          outOffset: at,
+          read: assembly?.read,
+          runLength,
+          starts,
+        },
+        a.modules,
+        signal,
+      );
+      if (values) assembly!.place(values, runLength, starts);
+    },
+    fill(box) {
+      const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
+      if (out) fillRuns(fill, { out, runLength, starts });
+      else assembly!.fill(runLength, starts);
+    },
+    async finish() {
+      const data = out ?? new Out(await assembly!.finish(), 0, plan.size);
+      if (!given || buffer) return data;
+      given.set(data as never);
+      return given;
+    },
+    abort: () => assembly?.abort(),
+  };
 }
 
 /**
