@@ -4,9 +4,9 @@
 import * as zarr from "zarrita";
 import { naming } from "./errors.js";
 import { readByZarrita } from "./open.js";
-import { checkSelection } from "./select.js";
+import { checkSelection, type Selection } from "./select.js";
 import { loadPacking } from "./load.js";
-import { concurrencyOf, DEFAULT_CONCURRENCY, type GetOptions, getDecodedDirect, intoOut, type Selection } from "./read.js";
+import { concurrencyOf, DEFAULT_CONCURRENCY, type GetOptions, getDecodedDirect, intoOut } from "./read.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
 export interface DecodedChunk {

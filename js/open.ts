@@ -7,7 +7,7 @@ import * as zarr from "zarrita";
 import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
 import { loadWasm } from "./load.js";
-import { isV2Text, metadataText, rememberText } from "./read.js";
+import { isV2Text, metadataText, rememberText } from "./metadata.js";
 
 /** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
 export const exactCodecLists = new WeakSet<object>();

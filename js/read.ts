@@ -1,35 +1,32 @@
-// The package's own read path: `get`, a drop-in for zarr.get. It reads the array's metadata
-// text itself (zarr.json, or a v2 array's .zarray and .zattrs, so 64-bit integers in it are
-// exact), fetches the chunks' stored bytes through the array's store (shard indexes
-// included), undoes bytes -> bytes codecs in the compress wasm module (zarrita's registry for
-// codecs that module does not have), decodes a pcodec or zfp chunk whole in its own module,
-// and has the wasm decode each chunk's selected box a tile at a time, from where each tile is
-// copied once into its place in the output (js/place.ts, shared with the pool's workers).
+// The package's own read path: `get`, a drop-in for zarr.get. Each array's access (its layout
+// read by the wasm from the exact metadata text of js/metadata.ts, its reader, and the steps
+// in wasm from a chunk's stored bytes to what the reader takes), then one read loop: chunks
+// fetched through the array's store (js/fetch.ts), paced (js/schedule.ts), and decoded by an
+// executor, on this thread or in a pool's workers, which has the wasm decode each chunk's
+// selected box a tile at a time and copies each tile once into its place in the output
+// (js/place.ts, shared with the workers).
 import * as zarr from "zarrita";
-import { codedError, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
-import { readByZarrita } from "./open.js";
+import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
+import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched } from "./fetch.js";
 import {
   type Bindings, type PackingBindings, compiledOf, loadCompress, loadPacking, loadPcodec, loadWasm, loadZfp, memoryOf,
 } from "./load.js";
+import { metadataText } from "./metadata.js";
 import { isNode } from "./node.js";
+import { readByZarrita } from "./open.js";
 import {
   type Decompressor, fillRuns, placeChunk, type Runs, type StageClasses, type StageSpec, stageOf, type TileReader,
   type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
 } from "./place.js";
-import { defaultPool, WorkerPool } from "./pool.js";
+import type { WorkerPool } from "./pool.js";
 import type { ModuleKind } from "./protocol.js";
+import { limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
-
-export { filled, type TypedArray, typedArrayFor } from "./place.js";
 
 export type { Selection } from "./select.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
-type AnyStore = zarr.Readable & {
-  get(key: zarr.AbsolutePath, opts?: unknown): Promise<Uint8Array | undefined>;
-  getRange?: (key: zarr.AbsolutePath, range: { offset: number; length: number } | { suffixLength: number }, opts?: unknown) => Promise<Uint8Array | undefined>;
-};
 
 /** Options of `get` and `getDecoded`. */
 export interface GetOptions {
@@ -143,11 +140,6 @@ export interface CodecMeta {
   name: string;
   configuration?: unknown;
 }
-interface BytesCodec {
-  encode?(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
-  decode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
-  computeEncodedSize?(size: number): number;
-}
 
 /** Reading `arr` on this path: its reader, layout and codecs, or why it falls back. */
 export interface ArrayAccess<R extends TileReader> {
@@ -217,50 +209,6 @@ async function bytesCodecs(list: CodecMeta[], dataType: string, chunkShape: numb
     });
   }
   return out;
-}
-
-/**
- * The exact metadata text of a zarrita array: its zarr.json, or for a zarr v2 array its
- * .zarray and .zattrs as `{"zarr_format": 2, "zarray": ..., "zattrs": ...}` (joined as text,
- * so that the wasm reads their integers exactly); undefined when there is neither.
- */
-const texts = new WeakMap<object, Promise<string | undefined>>();
-
-export function metadataText(arr: zarr.Location<zarr.Readable>): Promise<string | undefined> {
-  const known = texts.get(arr);
-  if (known) return known;
-  const text = readMetadataText(arr);
-  text.catch(() => texts.delete(arr));
-  texts.set(arr, text);
-  return text;
-}
-
-async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<string | undefined> {
-  const store = arr.store as AnyStore;
-  const read = async (name: string) => {
-    const key = arr.resolve(name).path;
-    const bytes = await fromStore(key, () => store.get(key));
-    return bytes && new TextDecoder().decode(bytes);
-  };
-  const v3 = await read("zarr.json");
-  if (v3 !== undefined) return v3;
-  const zarray = await read(".zarray");
-  if (zarray === undefined) return undefined;
-  const zattrs = (await read(".zattrs")) ?? "{}";
-  return `${V2_PREFIX}${zarray}, "zattrs": ${zattrs}}`;
-}
-
-/** How the metadata text of a zarr v2 array begins (see `metadataText`). */
-const V2_PREFIX = '{"zarr_format": 2, "zarray": ';
-
-/** Whether a metadata text is a zarr v2 array's (see `metadataText`). */
-export function isV2Text(text: string | undefined): boolean {
-  return text?.startsWith(V2_PREFIX) ?? false;
-}
-
-/** Remembers the metadata text an array was opened from (see open()). */
-export function rememberText(arr: object, text: string): void {
-  texts.set(arr, Promise.resolve(text));
 }
 
 async function access<R extends TileReader>(
@@ -348,138 +296,6 @@ export const decodedAccess = cached(async (arr) => {
   return access(arr, (text) => new wasm.DecodedReader(text), "packing", wasm);
 });
 
-/** The store key of a chunk (or shard) at `coords`, relative to the array. */
-export function chunkKey(layout: Layout, coords: number[]): string {
-  const sep = layout.key_separator;
-  if (layout.key_v2) return coords.length ? coords.join(sep) : "0";
-  return ["c", ...coords].join(sep);
-}
-
-/** Undoes bytes -> bytes codecs, last first. */
-export async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Promise<Uint8Array> {
-  for (let i = codecs.length - 1; i >= 0; i--) bytes = await codecs[i].decode(bytes);
-  return bytes;
-}
-
-const MAX_U64 = 0xffffffffffffffffn;
-
-/** One chunk's stored bytes and its store key (for errors). */
-interface Fetched {
-  key: string;
-  bytes: Uint8Array | undefined;
-  /** Whether the bytes are this read's alone (a fetch response's), to hand over uncopied. */
-  owned?: boolean;
-}
-
-/**
- * A function giving each (inner) chunk's stored bytes: as they are where the compress module
- * undoes their codecs (here or in a worker), after the registry's codecs otherwise.
- */
-function chunkFetcher<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: GetOptions) {
-  const store = arr.store as AnyStore;
-  const opts = options.signal ? { signal: options.signal } : undefined;
-  const { layout, index } = a;
-  const registry = (key: string, bytes: Uint8Array | undefined) =>
-    bytes && a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes;
-  // zarrita's FetchStore answers each request with a new buffer of the response's body,
-  // which nothing else holds: the pool may take it rather than a copy. Any other store may
-  // keep what it returns (an in-memory store returns its own bytes).
-  const owned = store instanceof zarr.FetchStore && !a.compressors.length;
-  const fetchRegular = async (coords: number[]): Promise<Fetched> => {
-    const key = chunkKey(layout, coords);
-    const path = arr.resolve(key).path;
-    const bytes = await fromStore(path, () => store.get(path, opts));
-    return { key, bytes: await registry(key, bytes), owned };
-  };
-  if (!index || !layout.shard) return fetchRegular;
-  const shard = layout.shard;
-  const indexes = shardIndexesOf(arr);
-  const getRange = store.getRange!.bind(store);
-  return async (coords: number[]): Promise<Fetched> => {
-    const shardCoords = coords.map((c, i) => Math.floor(c / index.perShard[i]));
-    const shardKey = chunkKey(layout, shardCoords);
-    const path = arr.resolve(shardKey).path;
-    let table = indexes.get(path);
-    if (!table) {
-      const range = shard.index_at_end ? { suffixLength: index.bytes } : { offset: 0, length: index.bytes };
-      // Not cancelled with this read: other reads may be waiting for the same index.
-      table = fromStore(path, () => getRange(path, range)).then((raw: Uint8Array | undefined) =>
-        namingChunk(`${shardKey} (shard index)`, async () => {
-          if (!raw) return undefined;
-          if (raw.length !== index.bytes) {
-            throw codedError("CHUNK_LENGTH", `the shard index has ${raw.length} bytes, not ${index.bytes}`);
-          }
-          const bytes = await index.unpack(raw);
-          return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        }),
-      );
-      indexes.set(path, table, index.bytes);
-    }
-    const view = await table;
-    let position = 0;
-    for (let i = 0; i < coords.length; i++) position = position * index.perShard[i] + (coords[i] % index.perShard[i]);
-    const key = `${shardKey} (inner chunk ${position})`;
-    if (!view) return { key, bytes: undefined };
-    const little = shard.index_endian === "little";
-    if (view.byteLength < (position + 1) * 16) throw codedError("CHUNK_LENGTH", `the shard index of ${shardKey} is too short`);
-    const offset = view.getBigUint64(position * 16, little);
-    const length = view.getBigUint64(position * 16 + 8, little);
-    if (offset === MAX_U64 && length === MAX_U64) return { key, bytes: undefined };
-    const bytes = await fromStore(path, () => getRange(path, { offset: Number(offset), length: Number(length) }, opts));
-    if (!bytes || bytes.length !== Number(length)) {
-      throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${length}`);
-    }
-    return { key, bytes: await registry(key, bytes), owned };
-  };
-}
-
-/** How many bytes of shard indexes an array keeps between reads (see `ShardIndexes`). */
-export const SHARD_INDEX_BYTES = 16 * 1024 * 1024;
-
-/**
- * The shard indexes read for one array, kept between reads up to SHARD_INDEX_BYTES in all
- * (the least recently used leave first), so that a viewer panning over a shard reads its index
- * once, as zarrita does. A read that fails (or is aborted) is not kept.
- */
-class ShardIndexes {
-  #entries = new Map<string, { table: Promise<DataView | undefined>; bytes: number }>();
-  #bytes = 0;
-
-  get(path: string): Promise<DataView | undefined> | undefined {
-    const entry = this.#entries.get(path);
-    if (!entry) return undefined;
-    // The most recently used last.
-    this.#entries.delete(path);
-    this.#entries.set(path, entry);
-    return entry.table;
-  }
-
-  set(path: string, table: Promise<DataView | undefined>, bytes: number): void {
-    const entry = { table, bytes };
-    this.#entries.set(path, entry);
-    this.#bytes += bytes;
-    table.catch(() => this.#drop(path, entry));
-    for (const [oldest, e] of this.#entries) {
-      if (this.#bytes <= SHARD_INDEX_BYTES || oldest === path) break;
-      this.#drop(oldest, e);
-    }
-  }
-
-  #drop(path: string, entry: { bytes: number }): void {
-    if (this.#entries.get(path) !== entry) return;
-    this.#entries.delete(path);
-    this.#bytes -= entry.bytes;
-  }
-}
-
-const shardIndexes = new WeakMap<object, ShardIndexes>();
-
-function shardIndexesOf(arr: object): ShardIndexes {
-  let found = shardIndexes.get(arr);
-  if (!found) shardIndexes.set(arr, (found = new ShardIndexes()));
-  return found;
-}
-
 /** The runs of the output a box's values go to. */
 function runsOf(plan: Plan, box: Box, out: TypedArray): Runs {
   const { runLength, runs, runStart } = boxRuns(plan, box);
@@ -494,9 +310,32 @@ function regionOf(box: Box): Uint32Array {
 }
 
 /**
- * Reads `selection` of `arr` into a new output of `Out`: each chunk's box decoded by the
- * reader a tile at a time and copied into place; missing chunks take `fill` (one value of
- * `Out`'s type, as bytes).
+ * Where a read's chunks are decoded and placed: on this thread, or by a pool's workers. The
+ * read loop (`readInto`) plans, fetches, reports progress, honours the signal and sees to
+ * missing chunks; its executor does the work on each chunk.
+ */
+interface Executor {
+  /** How many chunks are fetched at once, unless `options.concurrency` says. */
+  concurrency: number;
+  /**
+   * Whether a chunk keeps its place among those fetched at once until it is placed (the pool:
+   * so that no more stored bytes wait than that many chunks'), not only until its bytes are in.
+   */
+  holdsPlace: boolean;
+  /** Decodes a chunk's box from its stored bytes (`owned`: see `Fetched`) into the output. */
+  place(box: Box, bytes: Uint8Array, owned: boolean): Promise<void>;
+  /** Writes the fill value to a missing chunk's box. */
+  fill(box: Box): void | Promise<void>;
+  /** The output, once every box is in place. */
+  finish(): Promise<TypedArray>;
+  /** Drops the output of a read that failed or was aborted. */
+  abort(): void;
+}
+
+/**
+ * Reads `selection` of `arr` into a new output of `Out` (or `options.out`): each chunk's box
+ * decoded by the reader a tile at a time and copied into place, on this thread or in the pool
+ * `options` asks for; missing chunks take `fill` (one value of `Out`'s type, as bytes).
  */
 async function readInto<R extends TileReader>(
   arr: Readable,
@@ -509,34 +348,58 @@ async function readInto<R extends TileReader>(
   const pool = poolOf(options);
   const signal = options.signal;
   signal?.throwIfAborted();
-  if (pool) return readWithPool(arr, a, selection, options, Out, fill, pool);
   const plan = planSelection(selection, a.layout.shape, a.chunkShape);
-  const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+  const run = pool ? await inPool(pool, a, plan, options, Out, fill) : onThisThread(a, plan, options, Out, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
-  // A fetch's place goes to the next chunk when its bytes are in, before they decode.
-  const paced = limiter(concurrencyOf(options, DEFAULT_CONCURRENCY));
+  const paced = limiter(concurrencyOf(options, run.concurrency));
   const placed = progress(options, plan.boxes.length);
-  await untilAborted(signal, Promise.all(
-    plan.boxes.map(async (box) => {
-      const { key, bytes } = await paced(() => fetchChunk(box.coords));
-      // An aborted read decodes nothing more.
-      signal?.throwIfAborted();
-      const to = runsOf(plan, box, out);
-      if (!bytes) return placed(fillRuns(fill, to));
-      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-      await namingChunk(key, () => {
-        placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, to);
-      });
-      placed();
-    }),
-  ));
-  return { data: out, shape: plan.shape, stride: cOrderStrides(plan.shape) };
+  const fetched = async (box: Box): Promise<Fetched> => {
+    // An aborted read fetches and decodes nothing more.
+    signal?.throwIfAborted();
+    const chunk = await fetchChunk(box.coords);
+    signal?.throwIfAborted();
+    return chunk;
+  };
+  const settle = async (box: Box, { key, bytes, owned }: Fetched) => {
+    if (!bytes) await run.fill(box);
+    else await namingChunk(key, () => run.place(box, bytes, owned === true));
+    placed();
+  };
+  try {
+    await untilAborted(signal, Promise.all(
+      plan.boxes.map(async (box) => {
+        if (run.holdsPlace) return paced(async () => settle(box, await fetched(box)));
+        // The fetch's place goes to the next chunk when its bytes are in, before they decode.
+        return settle(box, await paced(() => fetched(box)));
+      }),
+    ));
+  } catch (e) {
+    run.abort();
+    throw e;
+  }
+  return { data: await run.finish(), shape: plan.shape, stride: cOrderStrides(plan.shape) };
 }
 
-/** A function to call as each of `total` chunks is done: it reports to `onProgress`. */
-export function progress(options: { onProgress?: (done: number, total: number) => void }, total: number) {
-  let done = 0;
-  return (_?: unknown) => options.onProgress?.(++done, total);
+/** The executor that decodes on this thread, into `options.out` or a new output. */
+function onThisThread<R extends TileReader>(
+  a: ArrayAccess<R>,
+  plan: Plan,
+  options: GetOptions,
+  Out: TypedArrayCtor,
+  fill: Uint8Array,
+): Executor {
+  const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+  return {
+    concurrency: DEFAULT_CONCURRENCY,
+    holdsPlace: false,
+    async place(box, bytes) {
+      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
+      placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, runsOf(plan, box, out));
+    },
+    fill: (box) => fillRuns(fill, runsOf(plan, box, out)),
+    finish: async () => out,
+    abort: () => {},
+  };
 }
 
 /** `out` if it is an `Out` of `length` values; refused otherwise (before anything is read). */
@@ -551,21 +414,6 @@ export function checkOut(out: unknown, Out: TypedArrayCtor, length: number): Typ
   return out;
 }
 
-/**
- * `work`, or its signal's reason (an AbortError) as soon as the signal fires: a read's
- * promise settles when it is aborted, not when its last fetch or decode ends.
- */
-function untilAborted<T>(signal: AbortSignal | undefined, work: Promise<T>): Promise<T> {
-  if (!signal) return work;
-  work.catch(() => {});
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) return abort();
-    signal.addEventListener("abort", abort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
-  });
-}
-
 /** Whether a SharedArrayBuffer output can be shared with workers here. */
 function sharedMemory(): boolean {
   if (typeof SharedArrayBuffer === "undefined") return false;
@@ -573,23 +421,21 @@ function sharedMemory(): boolean {
 }
 
 /**
- * `readInto` with the decoding done by a pool's workers: the main thread fetches each chunk
- * and sends a copy of its stored bytes, which the worker unpacks (compress module) and
- * decodes (codecs only zarrita's registry has are undone here first). With a shared output
- * the workers write each box into place. Without one, a worker assembles the output (see
+ * The executor that decodes in a pool's workers: the main thread fetches each chunk and sends
+ * a copy of its stored bytes, which the worker unpacks (compress module) and decodes (codecs
+ * only zarrita's registry has are undone here first). With a shared output the workers write
+ * each box into place. Without one, a worker assembles the output (see
  * `WorkerPool.assemble`) and transfers it here whole: the main thread passes boxes on but
  * copies no values.
  */
-async function readWithPool<R extends TileReader>(
-  arr: Readable,
+async function inPool<R extends TileReader>(
+  pool: WorkerPool,
   a: ArrayAccess<R>,
-  selection: Selection,
+  plan: Plan,
   options: GetOptions,
   Out: TypedArrayCtor,
   fill: Uint8Array,
-  pool: WorkerPool,
-) {
-  const plan = planSelection(selection, a.layout.shape, a.chunkShape);
+): Promise<Executor> {
   const shared = options.useSharedArrayBuffer ?? sharedMemory();
   if (shared && !sharedMemory()) {
     throw codedError(
@@ -611,107 +457,46 @@ async function readWithPool<R extends TileReader>(
   }
   const out = buffer ? (given?.buffer === buffer ? given : new Out(buffer, at, plan.size)) : undefined;
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
-  const fetchChunk = chunkFetcher(arr, a, options);
-  const paced = limiter(concurrencyOf(options, Math.max(DEFAULT_CONCURRENCY, await pool.ahead())));
   const signal = options.signal;
-  const placed = progress(options, plan.boxes.length);
-  try {
-    await untilAborted(signal, Promise.all(
-      plan.boxes.map((box) => paced(async () => {
-        // An aborted read fetches and decodes nothing more.
-        signal?.throwIfAborted();
-        const { key, bytes, owned } = await fetchChunk(box.coords);
-        signal?.throwIfAborted();
-        const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
-        if (!bytes && out) return placed(fillRuns(fill, { out, runLength, starts }));
-        if (!bytes) return placed(assembly!.fill(runLength, starts));
-        const values = await namingChunk(key, () =>
-          pool.run(
-            {
-              kind: a.kind,
-              key: a.key,
-              text: a.text,
-              stages: a.stages.map((s) => s.spec),
-              stored: bytes,
-              owned: owned === true,
-              region: regionOf(box),
-              type: Out.name,
-              out: buffer,
-              outOffset: at,
-              read: assembly?.read,
-              runLength,
-              starts,
-            },
-            a.modules,
-            signal,
-          ),
-        );
-        if (values) assembly!.place(values, runLength, starts);
-        placed();
-      })),
-    ));
-  } catch (e) {
-    assembly?.abort();
-    throw e;
-  }
-  let data = out ?? new Out(await assembly!.finish(), 0, plan.size);
-  if (given && !buffer) data = (given.set(data as never), given);
-  return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) };
-}
-
-/** Resolvers waiting for a task of their own (browsers: one message each on `taskChannel`). */
-const waitingTasks: (() => void)[] = [];
-let taskChannel: MessageChannel | undefined;
-
-/** A promise that resolves in a later task of the event loop (not a microtask). */
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const immediate = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate;
-    if (immediate) return void immediate(resolve);
-    if (!taskChannel) {
-      taskChannel = new MessageChannel();
-      taskChannel.port1.onmessage = () => waitingTasks.shift()?.();
-    }
-    waitingTasks.push(resolve);
-    taskChannel.port2.postMessage(null);
-  });
-}
-
-/**
- * Runs at most `n` of the functions given to it at once; the others wait their turn, in
- * order, and each starts in the task that ended the one before it. The first `n` start in a
- * task each, so that a store answering at once (from memory) does not do all their work in
- * one long task.
- */
-function limiter(n: number) {
-  let active = 0;
-  const queue: (() => void)[] = [];
-  return async <T>(f: () => Promise<T>): Promise<T> => {
-    if (active < n) {
-      if (active++) await nextTask();
-    } else {
-      await new Promise<void>((resolve) => queue.push(resolve));
-    }
-    try {
-      return await f();
-    } finally {
-      // The place goes to the next waiting function, if any.
-      const next = queue.shift();
-      if (next) next();
-      else active--;
-    }
+  return {
+    concurrency: Math.max(DEFAULT_CONCURRENCY, await pool.ahead()),
+    holdsPlace: true,
+    async place(box, stored, owned) {
+      const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
+      const values = await pool.run(
+        {
+          kind: a.kind,
+          key: a.key,
+          text: a.text,
+          stages: a.stages.map((s) => s.spec),
+          stored,
+          owned,
+          region: regionOf(box),
+          type: Out.name,
+          out: buffer,
+          outOffset: at,
+          read: assembly?.read,
+          runLength,
+          starts,
+        },
+        a.modules,
+        signal,
+      );
+      if (values) assembly!.place(values, runLength, starts);
+    },
+    fill(box) {
+      const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
+      if (out) fillRuns(fill, { out, runLength, starts });
+      else assembly!.fill(runLength, starts);
+    },
+    async finish() {
+      const data = out ?? new Out(await assembly!.finish(), 0, plan.size);
+      if (!given || buffer) return data;
+      given.set(data as never);
+      return given;
+    },
+    abort: () => assembly?.abort(),
   };
-}
-
-/** The pool a read's options ask for, if any. */
-function poolOf(options: GetOptions): WorkerPool | undefined {
-  const pool = options.pool as unknown;
-  if (pool === true) return defaultPool();
-  if (pool === undefined || pool === null || pool === false) return undefined;
-  if (!(pool instanceof WorkerPool)) {
-    throw codedError("INVALID_ARGUMENT", `options.pool must be a WorkerPool, true (the default pool) or false, got ${typeof pool === "string" ? JSON.stringify(pool) : typeof pool}`);
-  }
-  return pool;
 }
 
 /**

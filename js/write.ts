@@ -8,23 +8,12 @@ import { codedError, codedStore, fromStore, naming, viaCodec } from "./errors.js
 import { codecNames, requireRegistered } from "./open.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { GzipCodec } from "./gzip.js";
-import {
-  type ArrayAccess,
-  chunkKey,
-  coreAccess,
-  decodeBytes,
-  filled,
-  isV2Text,
-  type Layout,
-  metadataText,
-  progress,
-  stage,
-  type Selection,
-  type TypedArray,
-  typedArrayFor,
-} from "./read.js";
-import { unpackAll } from "./place.js";
-import { type Box, planSelection, type Plan } from "./select.js";
+import { chunkKey, decodeBytes } from "./fetch.js";
+import { isV2Text, metadataText } from "./metadata.js";
+import { filled, type TypedArray, typedArrayFor, unpackAll } from "./place.js";
+import { type ArrayAccess, coreAccess, type Layout, stage } from "./read.js";
+import { progress } from "./schedule.js";
+import { type Box, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;

@@ -1,7 +1,8 @@
 // Reads in a worker pool (worker threads in Node): the same values, bit for bit, as the
 // single-thread get and getDecoded over zarr-python's stores and over random arrays and
 // selections, with a shared output and with transferred results; errors with the same code;
-// a lost worker replaced; termination; an idle pool not holding the process.
+// a lost worker replaced (seen through pool-probe.mjs's workers); termination; an idle pool not
+// holding the process.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import * as zarr from "zarrita";
 
 import { defaultPool, get, getDecoded, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 import { rejection } from "./files.mjs";
+import { probedPool } from "./pool-probe.mjs";
 import { randomArray, randomSelection, rng } from "./random-arrays.mjs";
 
 registerCodecs();
@@ -139,23 +141,22 @@ test("a worker lost mid-read rejects the read with WORKER_LOST; a new worker tak
   const want = hex((await get(arr)).data);
   // With a shared output, and without: then the worker that assembles the output, or another.
   for (const [useSharedArrayBuffer, which] of [[true, "busy"], [false, "assembler"], [false, "other"]]) {
-    const own = new WorkerPool(2);
+    const probe = await probedPool(2);
     // The pool's first read: its workers are still starting when one is ended, so it cannot
     // have answered all its jobs.
-    const read = get(arr, null, { pool: own, useSharedArrayBuffer });
+    const read = get(arr, null, { pool: probe.pool, useSharedArrayBuffer });
     read.catch(() => {});
-    while (!own.slots) await new Promise((r) => setImmediate(r));
-    const slots = await own.slots;
     // Every worker has started (one ended before would be a failed start, WORKER_START_FAILED)
     // and holds jobs of the read (not only the assembling worker's "begin").
-    while (slots.some((s) => !s.ready || s.pending.size === 0) || own.jobs < 4) await new Promise((r) => setImmediate(r));
-    // The first read's output is assembled by the first worker.
-    const victim = which === "busy" ? slots.find((s) => s.pending.size > 0) : slots[which === "assembler" ? 0 : 1];
-    victim.port.terminate();
+    const busy = () => [...probe.workers.values()].filter((w) => w.jobs > 0);
+    await probe.until(() => busy().length === 2 && probe.jobs() >= 4, "both workers to take jobs");
+    const victim = which === "busy" ? busy()[0] : busy().find((w) => w.assembles === (which === "assembler"));
+    assert.ok(victim, `a worker that ${which === "other" ? "does not assemble" : "assembles"} the output`);
+    probe.end(victim.thread);
     const e = await rejection(() => read);
     assert.equal(e.code, "WORKER_LOST", `${useSharedArrayBuffer} ${which}`);
-    for (let i = 0; i < 3; i++) assert.equal(hex((await get(arr, null, { pool: own, useSharedArrayBuffer })).data), want);
-    await own.terminate();
+    for (let i = 0; i < 3; i++) assert.equal(hex((await get(arr, null, { pool: probe.pool, useSharedArrayBuffer })).data), want);
+    await probe.close();
   }
 });
 
@@ -178,31 +179,35 @@ test("many reads at once share a pool, with and without a shared output; a faili
   }
 });
 
+/** The OS threads of this process (Linux: /proc/self/task); each worker thread is one. */
+const threads = () => readdirSync("/proc/self/task").length;
+
+/**
+ * The thread count once it has held still for 200 ms: an OS thread may take a moment to go
+ * after its worker reports its exit (this test's, or those of pools in earlier tests).
+ */
+async function settledThreads() {
+  let [count, still] = [threads(), 0];
+  for (let wait = 0; still < 10 && wait < 250; wait++) {
+    await new Promise((r) => setTimeout(r, 20));
+    const now = threads();
+    [count, still] = [now, now === count ? still + 1 : 0];
+  }
+  return count;
+}
+
 test("terminate ends every worker; later reads reject with POOL_TERMINATED", async () => {
-  // Each worker thread is an OS thread of this process (Linux: /proc/self/task).
-  const threads = () => readdirSync("/proc/self/task").length;
   const { arr } = await smallArray();
   // A first pool, so that what Node starts once for worker threads is running already.
   const first = new WorkerPool(1);
   await get(arr, null, { pool: first });
   await first.terminate();
-  // An OS thread may take a moment to go after its worker reports its exit (this pool's, or
-  // those of pools in earlier tests): the count once it has held still for 200 ms.
-  const settled = async () => {
-    let [count, still] = [threads(), 0];
-    for (let wait = 0; still < 10 && wait < 250; wait++) {
-      await new Promise((r) => setTimeout(r, 20));
-      const now = threads();
-      [count, still] = [now, now === count ? still + 1 : 0];
-    }
-    return count;
-  };
-  const before = await settled();
+  const before = await settledThreads();
   const own = new WorkerPool(4);
   await get(arr, null, { pool: own });
   assert.ok(threads() >= before + 4, `${threads()} threads with 4 workers, ${before} before`);
   await own.terminate();
-  assert.equal(await settled(), before);
+  assert.equal(await settledThreads(), before);
   assert.equal(own.terminated, true);
   assert.equal((await rejection(() => get(arr, null, { pool: own }))).code, "POOL_TERMINATED");
   assert.throws(() => new WorkerPool(0), { code: "INVALID_ARGUMENT" });
@@ -249,6 +254,7 @@ test("workers that cannot start: WORKER_START_FAILED naming the likely cause, no
     // A worker script that fails as it starts, as one a page's policy refuses does.
     const failing = join(dir, "failing.js");
     writeFileSync(failing, "throw new Error('refused');\n");
+    const before = await settledThreads();
     const own = new WorkerPool({ size: 2, workerUrl: pathToFileURL(failing) });
     const first = await rejection(() => get(arr, null, { pool: own }));
     assert.equal(first.code, "WORKER_START_FAILED", first.message);
@@ -259,7 +265,7 @@ test("workers that cannot start: WORKER_START_FAILED naming the likely cause, no
     assert.equal(again.code, "WORKER_START_FAILED");
     assert.match(again.message, /tries again in 1 s/);
     assert.ok(Date.now() - started < 100, "refused at once");
-    assert.equal(own.slots, undefined, "no workers running");
+    assert.equal(await settledThreads(), before, "no workers running, none restarted");
     // After the wait, a read tries again (and fails again: the next wait is longer).
     await new Promise((r) => setTimeout(r, 1100));
     const third = await rejection(() => get(arr, null, { pool: own }));
