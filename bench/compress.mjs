@@ -1,5 +1,5 @@
 // The compress module's decompressors (zarr_wasm_codecs_compress, loaded through the package's
-// loadCompress) against numcodecs.js's (Emscripten builds of zstd, c-blosc and lz4, which
+// loadModule("compress")) against numcodecs.js's (Emscripten builds of zstd, c-blosc and lz4, which
 // zarrita's registry decodes with; fflate for gzip and zlib, where zarrita 0.7 uses
 // DecompressionStream instead, timed too), on the same chunks: a
 // 512 x 512 float64 chunk of the design card's smooth field (bench/util.mjs designField: its
@@ -23,7 +23,7 @@ import LZ4 from "numcodecs/lz4";
 import Zlib from "numcodecs/zlib";
 import Zstd from "numcodecs/zstd";
 
-import { loadCompress, memoryOf } from "../dist/load.js";
+import { loadModule, memoryOf } from "../dist/load.js";
 import { designField, median, seededShuffle } from "./util.mjs";
 
 const SIDE = 512;
@@ -90,7 +90,7 @@ async function decompressionStream(bytes, format) {
 
 const equal = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
 
-const compress = await loadCompress();
+const compress = await loadModule("compress");
 const memory = memoryOf(compress);
 
 const rows = [];

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 
 import * as zarr from "zarrita";
 import { get, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { loadPcodec } from "../dist/load.js";
+import { loadModule } from "../dist/load.js";
 
 import { inTurns, median } from "./util.mjs";
 
@@ -56,7 +56,7 @@ const FIELDS = ["smooth-2d", "noisy-2d", "smooth-3d", "packed-int16-2d"];
 // of its own, so that both sides are timed in the same stretch of the machine's time.
 const BLOCK = 3;
 const pool = new WorkerPool(2);
-const pcodec = await loadPcodec();
+const pcodec = await loadModule("pcodec");
 const fields = [];
 for (const name of FIELDS) {
   const stores = { pcodec: memoryStore(join(root, `${name}.pcodec.zarr`)), zstd: memoryStore(join(root, `${name}.zstd.zarr`)) };

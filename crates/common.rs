@@ -131,7 +131,7 @@ pub(crate) fn layout_json(opened: &mut Opened) -> Result<String, JsValue> {
 }
 
 /// The wasm class of a module whose codec codes a chunk as one stream (the codec table's
-/// whole-chunk rows): `whole_chunk_class!(ZfpCodec, Module::Zfp)` in the module's crate. The
+/// whole-chunk rows): `whole_chunk_class!(ClassName, Module::Name)` in the module's crate. The
 /// zarrita adapter uses `encode`/`decode` (typed arrays), the package's own read and write
 /// paths `decodeBytes`/`address`/`encodeBytes` (the values' little-endian bytes).
 #[allow(unused_macros)]

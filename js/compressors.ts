@@ -1,10 +1,9 @@
 // zarr.get's bytes -> bytes codecs on the compress module: registerCodecs() wraps zarrita's
-// registry entries so that a bytes -> bytes codec the module's table has (zstd, blosc, lz4,
-// gzip, zlib, crc32c) decodes there, with the same kernels and checks as `get` and the pool;
-// encoding, sizes and every codec the table does not have stay zarrita's (numcodecs.js).
-import { codedError } from "./errors.js";
-import { loadCompress, memoryOf } from "./load.js";
-import { type Decompressor, unpack } from "./place.js";
+// registry entries of the codecs the codec table runs in that module, so that they decode
+// there, with the same kernels and checks as `get` and the pool; encoding, sizes and every
+// other codec stay zarrita's (numcodecs.js).
+import { loadModule, memoryOf } from "./load.js";
+import { type Decompressor, typedArrayFor, unpack } from "./place.js";
 
 interface Codec {
   kind?: string;
@@ -27,7 +26,9 @@ export function decodingInWasm(name: string, original: Loader): Loader {
         const inner = Original.fromConfig(config, meta);
         // (numcodecs.js's codecs carry no kind: zarrita takes them as bytes -> bytes.)
         if (inner.kind === "array_to_array" || inner.kind === "array_to_bytes") return inner;
-        return wasmDecode(name, config, inner);
+        // What the codec receives: its items' size is a shuffle's default element size.
+        const dataType = (meta as { dataType?: string } | undefined)?.dataType ?? "uint8";
+        return wasmDecode(name, config, typedArrayFor(dataType)?.BYTES_PER_ELEMENT ?? 1, inner);
       },
     };
   };
@@ -35,24 +36,16 @@ export function decodingInWasm(name: string, original: Loader): Loader {
   return entry;
 }
 
-function wasmDecode(name: string, config: unknown, inner: Codec): Codec {
-  // Undefined until the first decode; null where the module's table lacks the codec.
-  let decompressor: Decompressor | null | undefined;
+function wasmDecode(name: string, config: unknown, itemSize: number, inner: Codec): Codec {
+  // Built at the first decode; a configuration the module refuses is the decode's error.
+  let decompressor: Decompressor | undefined;
   return {
     kind: inner.kind,
     encode: (bytes) => inner.encode(bytes),
     computeEncodedSize: inner.computeEncodedSize && ((size) => inner.computeEncodedSize!(size)),
     async decode(bytes: Uint8Array) {
-      const wasm = await loadCompress();
-      if (decompressor === undefined) {
-        try {
-          decompressor = new wasm.Decompressor(JSON.stringify([{ name, configuration: config ?? undefined }]), -1);
-        } catch (e) {
-          if ((e as { code?: string }).code !== "UNKNOWN_CODEC") throw codedError("INVALID_CONFIG", String((e as Error).message), e);
-          decompressor = null;
-        }
-      }
-      if (!decompressor) return inner.decode(bytes);
+      const wasm = await loadModule("compress");
+      decompressor ??= new wasm.Decompressor(JSON.stringify([{ name, configuration: config ?? undefined }]), itemSize);
       return unpack(decompressor, memoryOf(wasm), bytes).slice();
     },
   };

@@ -5,7 +5,7 @@ import * as zarr from "zarrita";
 import { naming } from "./errors.js";
 import { readByZarrita } from "./open.js";
 import { checkSelection, type Selection } from "./select.js";
-import { loadPacking } from "./load.js";
+import { loadModule } from "./load.js";
 import { concurrencyOf, DEFAULT_CONCURRENCY, type GetOptions, getDecodedDirect, intoOut } from "./read.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
@@ -54,7 +54,7 @@ async function decodedRead(arr: Readable, selection: Selection, options: GetOpti
 
 /** getDecoded of an array `get`'s path does not run: zarr.get, then masked and scaled. */
 async function decodeFallback(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
-  const [raw, wasm] = await Promise.all([readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)), loadPacking()]);
+  const [raw, wasm] = await Promise.all([readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)), loadModule("packing")]);
   let chunk: { data: ArrayBufferView; shape: number[]; stride: number[] };
   if (typeof raw === "object" && raw !== null && "data" in raw) {
     chunk = raw as typeof chunk;

@@ -5,13 +5,18 @@ import { decodingInWasm } from "./compressors.js";
 import { GzipCodec } from "./gzip.js";
 import { exactJson, numberJson } from "./json.js";
 import type { ArrayBytesCodec } from "./array-bytes.js";
-import { type Bindings, loadPcodec, loadWasm, loadZfp } from "./load.js";
+import { type Bindings, loadModule, loadWasm } from "./load.js";
+import { MODULES, type WholeChunkModule } from "./modules.js";
+import CODEC_TABLE from "./wasm/codec_table.js";
 import { isOurs, markOurs } from "./registry.js";
 
 export { CODEC_NAMES } from "./registry.js";
 import { exactCodecLists } from "./open.js";
 
-export { loadWasm, loadZfp } from "./load.js";
+export { loadWasm } from "./load.js";
+
+/** Starts the zfp module ahead of first use and gives its raw bindings (`loadModule("zfp")`). */
+export const loadZfp = () => loadModule("zfp");
 
 /** zarrita's registry: codec name -> loader of a codec class with `fromConfig`. */
 export type CodecRegistry = typeof zarr.registry;
@@ -42,29 +47,33 @@ type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
  * it before opening arrays: zarrita loads a codec once per array, on first chunk access.
  */
 export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
-  for (const name of ["scale_offset", "cast_value"]) {
-    const entry = async () => arrayToArrayCodec(await loadWasm(), name);
+  const ours = (name: string, entry: () => Promise<unknown>) => {
     markOurs(entry);
     // zarrita's Codec type is numcodecs' signature; array -> array codecs take chunks.
     registry.set(name, entry as unknown as RegistryEntry);
-  }
-  // Each array -> bytes codec's module loads when an array first uses it.
-  const arrayToBytes = (name: string, codec: () => Promise<ArrayBytesCodec>, defaultConfig: unknown) => {
-    const entry = async () => {
-      const [{ arrayToBytesEntry }, Codec] = await Promise.all([import("./array-bytes.js"), codec()]);
-      return arrayToBytesEntry(Codec, defaultConfig);
-    };
-    markOurs(entry);
-    registry.set(name, entry as unknown as RegistryEntry);
   };
-  // zfp passes null on (its modes have no default); pcodec's absent configuration is numcodecs' defaults.
-  arrayToBytes("zfp", async () => (await loadZfp()).ZfpCodec, null);
-  arrayToBytes("numcodecs.pcodec", async () => (await loadPcodec()).PcodecCodec, {});
+  // The gzip encoder first, so that its decode is wrapped like zarrita's other codecs'.
   registry.set("gzip", (async () => GzipCodec) as unknown as RegistryEntry);
-  // Every bytes -> bytes codec the compress module has decodes there (zarr.get too).
-  for (const [name, entry] of [...registry]) {
-    if (isOurs(entry)) continue;
-    registry.set(name, decodingInWasm(name, entry as () => Promise<unknown>) as unknown as RegistryEntry);
+  // Each codec as its row of the codec table says.
+  for (const row of CODEC_TABLE) {
+    for (const name of row.v3_names) {
+      if (row.zarrita === "array_to_array") {
+        ours(name, async () => arrayToArrayCodec(await loadWasm(), name));
+      } else if (row.zarrita === "whole_chunk") {
+        // The module loads when an array first uses it.
+        const module = row.module as WholeChunkModule;
+        ours(name, async () => {
+          const [{ arrayToBytesEntry }, glue] = await Promise.all([import("./array-bytes.js"), loadModule(module)]);
+          return arrayToBytesEntry((MODULES[module].step as (g: unknown) => ArrayBytesCodec)(glue));
+        });
+      } else if (row.zarrita === "compress") {
+        // zarrita's own codec (numcodecs.js), decoding in the compress module (zarr.get too).
+        const entry = registry.get(name);
+        if (entry && !isOurs(entry)) {
+          registry.set(name, decodingInWasm(name, entry as () => Promise<unknown>) as unknown as RegistryEntry);
+        }
+      }
+    }
   }
 }
 

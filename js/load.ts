@@ -1,17 +1,14 @@
-// Lazy initialisation of the wasm modules: nothing is compiled until a codec needs it, and a
-// failed start is not cached, so a later call can try again. Each module is loaded from its
-// .wasm file, or, once "zarr-wasm-codecs/inline" is imported, from its base64 copy; the zfp,
-// packing and compress modules are reached only through dynamic imports, so readers that do
-// not need them never load them.
+// Lazy initialisation of the wasm modules (the table in modules.ts): nothing is compiled until a
+// codec needs it, and a failed start is not cached, so a later call can try again. Each module
+// is loaded from its .wasm file, or, once "zarr-wasm-codecs/inline" is imported, from its
+// base64 copy; every module but the core is reached only through a dynamic import, so readers
+// that do not need it never load it.
 import { codedError } from "./errors.js";
+import { type GlueOf, MODULES, type ModuleName } from "./modules.js";
 import { builtin } from "./node.js";
-import init, * as bindings from "./wasm/zarr_wasm_codecs.js";
 
-export type Bindings = typeof bindings;
-export type ZfpBindings = typeof import("./wasm/zarr_wasm_codecs_zfp.js");
-export type PackingBindings = typeof import("./wasm/zarr_wasm_codecs_packing.js");
-export type CompressBindings = typeof import("./wasm/zarr_wasm_codecs_compress.js");
-export type PcodecBindings = typeof import("./wasm/zarr_wasm_codecs_pcodec.js");
+export type Bindings = GlueOf<"core">;
+export type PackingBindings = GlueOf<"packing">;
 
 export function decodeBase64(text: string): Uint8Array {
   const fromBase64 = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
@@ -56,13 +53,7 @@ export function compiledOf(module: object): WebAssembly.Module {
 export type InlineCopy = () => Promise<{ default: string }>;
 
 /** Each module's base64 copy, by the module's name. */
-export interface InlineCopies {
-  core: InlineCopy;
-  zfp: InlineCopy;
-  packing: InlineCopy;
-  compress: InlineCopy;
-  pcodec: InlineCopy;
-}
+export type InlineCopies = Record<ModuleName, InlineCopy>;
 
 /** The base64 copies the modules load from instead of their .wasm files (see `useInlineWasm`). */
 let inlineCopies: InlineCopies | undefined;
@@ -139,59 +130,34 @@ async function compileFrom(name: keyof InlineCopies, file: () => URL): Promise<W
   );
 }
 
-/** The core module (scale_offset, cast_value, chains); every caller gets the same instance. */
-export const loadWasm: () => Promise<Bindings> = once(async () => {
-  const module = await compileWasm("core", () => new URL("./wasm/zarr_wasm_codecs.wasm", import.meta.url));
-  const exports = await init({ module_or_path: module });
-  memories.set(bindings, exports.memory);
-  compiled.set(bindings, module);
-  return bindings;
-});
-
 /** A wasm-bindgen module's glue: its `default` instantiates the module. */
 interface Glue {
   default(options: { module_or_path: WebAssembly.Module }): Promise<{ memory: WebAssembly.Memory }>;
 }
 
+/** Each module's start, once (see `loadModule`). */
+const starts = new Map<ModuleName, () => Promise<object>>();
+
 /**
- * A module loaded on first use: its glue (`glue`) and its compiled wasm (`url`, or its base64
- * copy) fetched together, then instantiated once. The closures hold the literal `import(...)`
- * and `new URL(..., import.meta.url)` that bundlers look for.
+ * A module of the table, started on first use: its glue and its compiled wasm (its .wasm
+ * file, or its base64 copy) fetched together, then instantiated once; every caller gets the
+ * same instance.
  */
-function lazyModule<T extends Glue>(name: keyof InlineCopies, glue: () => Promise<T>, url: () => URL): () => Promise<T> {
-  return once(async () => {
-    const [bindings, module] = await Promise.all([glue(), compileWasm(name, url)]);
-    const exports = await bindings.default({ module_or_path: module });
-    memories.set(bindings, exports.memory);
-    compiled.set(bindings, module);
-    return bindings;
-  });
+export function loadModule<M extends ModuleName>(name: M): Promise<GlueOf<M>> {
+  let start = starts.get(name);
+  if (!start) {
+    const row = MODULES[name];
+    start = once(async () => {
+      const [bindings, module] = await Promise.all([row.glue() as Promise<object>, compileWasm(name, row.file)]);
+      const exports = await (bindings as Glue).default({ module_or_path: module });
+      memories.set(bindings, exports.memory);
+      compiled.set(bindings, module);
+      return bindings;
+    });
+    starts.set(name, start);
+  }
+  return start() as Promise<GlueOf<M>>;
 }
 
-/** The zfp module, loaded on first use. */
-export const loadZfp: () => Promise<ZfpBindings> = lazyModule(
-  "zfp",
-  () => import("./wasm/zarr_wasm_codecs_zfp.js"),
-  () => new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url),
-);
-
-/** The packing module (planner, decoded reads), loaded on first use. */
-export const loadPacking: () => Promise<PackingBindings> = lazyModule(
-  "packing",
-  () => import("./wasm/zarr_wasm_codecs_packing.js"),
-  () => new URL("./wasm/zarr_wasm_codecs_packing.wasm", import.meta.url),
-);
-
-/** The compress module (bytes -> bytes codecs), loaded when an array's chain needs it. */
-export const loadCompress: () => Promise<CompressBindings> = lazyModule(
-  "compress",
-  () => import("./wasm/zarr_wasm_codecs_compress.js"),
-  () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
-);
-
-/** The pcodec module (numcodecs.pcodec), loaded when an array uses it. */
-export const loadPcodec: () => Promise<PcodecBindings> = lazyModule(
-  "pcodec",
-  () => import("./wasm/zarr_wasm_codecs_pcodec.js"),
-  () => new URL("./wasm/zarr_wasm_codecs_pcodec.wasm", import.meta.url),
-);
+/** The core module (scale_offset, cast_value, chains). */
+export const loadWasm = (): Promise<Bindings> => loadModule("core");

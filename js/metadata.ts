@@ -6,13 +6,19 @@ import { fromStore } from "./errors.js";
 import type { AnyStore } from "./fetch.js";
 
 /**
- * The exact metadata text of a zarrita array: its zarr.json, or for a zarr v2 array its
- * .zarray and .zattrs as `{"zarr_format": 2, "zarray": ..., "zattrs": ...}` (joined as text,
- * so that the wasm reads their integers exactly); undefined when there is neither.
+ * An array's metadata text and the zarr format it was read as: a zarr.json (3), or a zarr v2
+ * array's .zarray and .zattrs as `{"zarr_format": 2, "zarray": ..., "zattrs": ...}` (joined
+ * as text, so that the wasm reads their integers exactly).
  */
-const texts = new WeakMap<object, Promise<string | undefined>>();
+export interface MetadataText {
+  text: string;
+  zarrFormat: 2 | 3;
+}
 
-export function metadataText(arr: zarr.Location<zarr.Readable>): Promise<string | undefined> {
+/** The exact metadata text of a zarrita array; undefined when it has neither file. */
+const texts = new WeakMap<object, Promise<MetadataText | undefined>>();
+
+export function metadataText(arr: zarr.Location<zarr.Readable>): Promise<MetadataText | undefined> {
   const known = texts.get(arr);
   if (known) return known;
   const text = readMetadataText(arr);
@@ -21,7 +27,7 @@ export function metadataText(arr: zarr.Location<zarr.Readable>): Promise<string 
   return text;
 }
 
-async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<string | undefined> {
+async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<MetadataText | undefined> {
   const store = arr.store as AnyStore;
   const read = async (name: string) => {
     const key = arr.resolve(name).path;
@@ -29,22 +35,14 @@ async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<stri
     return bytes && new TextDecoder().decode(bytes);
   };
   const v3 = await read("zarr.json");
-  if (v3 !== undefined) return v3;
+  if (v3 !== undefined) return { text: v3, zarrFormat: 3 };
   const zarray = await read(".zarray");
   if (zarray === undefined) return undefined;
   const zattrs = (await read(".zattrs")) ?? "{}";
-  return `${V2_PREFIX}${zarray}, "zattrs": ${zattrs}}`;
-}
-
-/** How the metadata text of a zarr v2 array begins (see `metadataText`). */
-const V2_PREFIX = '{"zarr_format": 2, "zarray": ';
-
-/** Whether a metadata text is a zarr v2 array's (see `metadataText`). */
-export function isV2Text(text: string | undefined): boolean {
-  return text?.startsWith(V2_PREFIX) ?? false;
+  return { text: `{"zarr_format": 2, "zarray": ${zarray}, "zattrs": ${zattrs}}`, zarrFormat: 2 };
 }
 
 /** Remembers the metadata text an array was opened from (see open()). */
-export function rememberText(arr: object, text: string): void {
-  texts.set(arr, Promise.resolve(text));
+export function rememberText(arr: object, meta: MetadataText): void {
+  texts.set(arr, Promise.resolve(meta));
 }

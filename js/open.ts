@@ -7,7 +7,7 @@ import * as zarr from "zarrita";
 import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
 import { loadWasm } from "./load.js";
-import { isV2Text, metadataText, rememberText } from "./metadata.js";
+import { type MetadataText, metadataText, rememberText } from "./metadata.js";
 
 /** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
 export const exactCodecLists = new WeakSet<object>();
@@ -40,18 +40,19 @@ export async function open<Store extends zarr.Readable>(
 }
 
 async function openAt<Store extends zarr.Readable>(loc: zarr.Location<Store>): Promise<zarr.Array<zarr.DataType, Store>> {
-  const text = await metadataText(loc as never);
-  if (text === undefined) return zarr.open.v3(loc, { kind: "array" }) as Promise<zarr.Array<zarr.DataType, Store>>;
-  return arrayFromText(loc, text);
+  const found = await metadataText(loc as never);
+  if (found === undefined) return zarr.open.v3(loc, { kind: "array" }) as Promise<zarr.Array<zarr.DataType, Store>>;
+  return arrayFromText(loc, found);
 }
 
-/** The zarrita array at `loc` whose metadata text (see `metadataText`) is `text`. */
-async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Store>, text: string): Promise<zarr.Array<zarr.DataType, Store>> {
-  if (isV2Text(text)) {
+/** The zarrita array at `loc` whose metadata text (see `metadataText`) is `found`. */
+async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Store>, found: MetadataText): Promise<zarr.Array<zarr.DataType, Store>> {
+  const text = found.text;
+  if (found.zarrFormat === 2) {
     // A zarr v2 array: zarrita's own v2 array, with its exact metadata text remembered, so
     // that this package's get, set and getDecoded read its .zarray's integers exactly.
     const arr = await zarr.open.v2(loc, { kind: "array" });
-    rememberText(arr, text);
+    rememberText(arr, found);
     return arr as zarr.Array<zarr.DataType, Store>;
   }
   const wasm = await loadWasm();
@@ -60,11 +61,11 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
     throw codedError("INVALID_METADATA", `${loc.path} is not an array (node_type ${JSON.stringify(meta.node_type)})`);
   }
   // The layout reader refuses what no reader may read as it stands (codecs out of zarr v3's
-  // order, e.g. [zfp, bytes]); what it leaves to zarrita (its fallback) opens.
+  // order, e.g. two array -> bytes codecs); what it leaves to zarrita (its fallback) opens.
   new wasm.ArrayReader(text).free();
   markExact(meta.codecs);
   const arr = new zarr.Array(loc.store, loc.path, meta as never) as zarr.Array<zarr.DataType, Store>;
-  rememberText(arr, text);
+  rememberText(arr, found);
   return arr;
 }
 
@@ -122,8 +123,8 @@ const twins = new WeakMap<object, { twin: Promise<Readable>; names: string[]; en
  * failed read nor the order of open and registerCodecs() leaves an array unreadable.
  */
 export async function readByZarrita<T>(arr: Readable, read: (twin: Readable) => Promise<T>): Promise<T> {
-  const text = await metadataText(arr);
-  if (isV2Text(text) && roundedFill(text!)) {
+  const found = await metadataText(arr);
+  if (found?.zarrFormat === 2 && roundedFill(found.text)) {
     throw codedError(
       "INEXACT_NUMBER",
       "this zarr v2 array's codecs are read by zarr.get, and zarrita reads .zarray's fill value " +
@@ -131,12 +132,12 @@ export async function readByZarrita<T>(arr: Readable, read: (twin: Readable) => 
     );
   }
   let known = twins.get(arr);
-  const names = known?.names ?? codecNames(text);
+  const names = known?.names ?? codecNames(found?.text);
   requireRegistered(names);
   const entries = names.map((n) => zarr.registry.get(n));
   if (!known || known.entries.some((e, i) => e !== entries[i])) {
     const loc = new zarr.Location(codedStore(arr.store), arr.path);
-    const twin = text === undefined ? Promise.resolve(arr) : arrayFromText(loc, text);
+    const twin = found === undefined ? Promise.resolve(arr) : arrayFromText(loc, found);
     twin.catch(() => twins.delete(arr));
     known = { twin: twin as Promise<Readable>, names, entries };
     twins.set(arr, known);

@@ -5,6 +5,7 @@
 // array's reader a tile at a time in wasm memory and copied run by run. No values are
 // computed here: the wasm does that.
 import { cOrderStrides } from "./strides.js";
+import type { WholeChunkModule } from "./modules.js";
 
 /** A typed array over a buffer, as the output types are. */
 export type TypedArray =
@@ -56,7 +57,7 @@ export interface TileReader {
 
 /**
  * One step from a chunk's stored bytes towards what its reader takes: the compress module's
- * decoder of the bytes -> bytes codecs, or a serializer decoding whole chunks (pcodec, zfp)
+ * decoder of the bytes -> bytes codecs, or a serializer decoding whole chunks (a whole-chunk module)
  * to their values' little-endian bytes. Its output stays in its module's memory, at
  * `address`, until its next call.
  */
@@ -70,14 +71,17 @@ export interface Decompressor {
  * How a step is built, in the main thread and again in a worker (in decode order: the
  * compress module's step before a serializer's). `compress`: the bytes -> bytes codecs (zarr
  * v3 metadata as JSON, encode order), the item size of what they receive, and the size every
- * chunk decodes to where every chunk has the same. `pcodec`, `zfp`: the codec's
+ * chunk decodes to where every chunk has the same. A whole-chunk module: the codec's
  * configuration (JSON), the data type it receives and the chunk shape it sees (JSON).
  */
 export type StageSpec =
   | { kind: "compress"; codecs: string; itemSize: number; expected?: number }
-  | { kind: "pcodec" | "zfp"; configuration: string; dataType: string; chunkShape: string };
+  | { kind: WholeChunkModule; configuration: string; dataType: string; chunkShape: string };
 
-/** A serializer's class in the pcodec and zfp modules (PcodecCodec, ZfpCodec). */
+/** The compress module's class (Decompressor). */
+type CompressClass = new (codecs: string, itemSize: number, expected?: number) => Decompressor & { encode(raw: Uint8Array): Uint8Array };
+
+/** A whole-chunk module's class (the one class every such module has, crates/common.rs). */
 interface SerializerClass {
   new (configuration: string, dataType: string, chunkShape: string): {
     decodeBytes(stored: Uint8Array): number;
@@ -87,17 +91,13 @@ interface SerializerClass {
   };
 }
 
-/** What each module gives a step: its class. */
-export interface StageClasses {
-  compress?: new (codecs: string, itemSize: number, expected?: number) => Decompressor & { encode(raw: Uint8Array): Uint8Array };
-  pcodec?: SerializerClass;
-  zfp?: SerializerClass;
-}
-
-/** A step built from its spec, with (serializers) the encoder the write path uses. */
-export function stageOf(spec: StageSpec, classes: StageClasses): Decompressor & { encode?(raw: Uint8Array): Uint8Array } {
-  if (spec.kind === "compress") return new classes.compress!(spec.codecs, spec.itemSize, spec.expected);
-  const codec = new classes[spec.kind]!(spec.configuration, spec.dataType, spec.chunkShape);
+/**
+ * A step built from its spec and its module's class (the `step` of its row in modules.ts),
+ * with the encoder the write path uses.
+ */
+export function stageOf(spec: StageSpec, Class: unknown): Decompressor & { encode?(raw: Uint8Array): Uint8Array } {
+  if (spec.kind === "compress") return new (Class as CompressClass)(spec.codecs, spec.itemSize, spec.expected);
+  const codec = new (Class as SerializerClass)(spec.configuration, spec.dataType, spec.chunkShape);
   return {
     decode: (stored) => codec.decodeBytes(stored),
     get address() {

@@ -1,7 +1,7 @@
 // Packing plans (target type, scale, offset, sentinels) and writing float data packed with one
 // call. The rules live in Rust (src/plan/); this file passes data and options across.
 import * as zarr from "zarrita";
-import { loadPacking } from "./load.js";
+import { loadModule } from "./load.js";
 import { codedError, naming } from "./errors.js";
 import { open } from "./open.js";
 import { cOrderStrides } from "./strides.js";
@@ -92,7 +92,7 @@ export async function planPacking(data: Data | DataRange, options: PlanOptions =
   if (!ArrayBuffer.isView(data) && (typeof data !== "object" || data === null || Array.isArray(data))) {
     throw codedError("INVALID_ARGUMENT", "planPacking takes a typed array of numbers or {min, max}");
   }
-  const wasm = await loadPacking();
+  const wasm = await loadModule("packing");
   const text = ArrayBuffer.isView(data)
     ? wasm.planPackingForData(data, dataTypeOf(data), JSON.stringify(options))
     : wasm.planPackingForRange(rangeJson(data), JSON.stringify(options));

@@ -1,9 +1,10 @@
 // The messages between the main thread and a pool worker (js/pool.ts <-> js/worker/decode-worker.ts),
 // written once for both sides.
+import type { ModuleName } from "./modules.js";
 import type { StageSpec } from "./place.js";
 
-/** The wasm modules a worker may start. */
-export type ModuleKind = "core" | "packing" | "compress" | "pcodec" | "zfp";
+/** The wasm modules a worker may start (the module table's). */
+export type ModuleKind = ModuleName;
 
 /** Starts one module in a worker, from the module the main thread compiled. */
 export interface StartMessage {

@@ -9,13 +9,14 @@ import * as zarr from "zarrita";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
 import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched } from "./fetch.js";
 import {
-  type Bindings, type PackingBindings, compiledOf, loadCompress, loadPacking, loadPcodec, loadWasm, loadZfp, memoryOf,
+  type Bindings, type PackingBindings, compiledOf, loadModule, loadWasm, memoryOf,
 } from "./load.js";
 import { metadataText } from "./metadata.js";
+import { MODULES, type WholeChunkModule } from "./modules.js";
 import { isNode } from "./node.js";
 import { readByZarrita } from "./open.js";
 import {
-  type Decompressor, fillRuns, placeChunk, type Runs, type StageClasses, type StageSpec, stageOf, type TileReader,
+  type Decompressor, fillRuns, placeChunk, type Runs, type StageSpec, stageOf, type TileReader,
   type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
@@ -114,7 +115,7 @@ export interface Layout {
    * chunk to its values' little-endian bytes: the codec, its module, the data type it
    * receives and the chunk shape it sees.
    */
-  serializer: null | { codec: CodecMeta; module: "pcodec" | "zfp"; data_type: string; chunk_shape: number[] };
+  serializer: null | { codec: CodecMeta; module: WholeChunkModule; data_type: string; chunk_shape: number[] };
   /** The size of an (inner) chunk once `codecs` are undone, where every chunk has the same. */
   decoded_bytes: number | null;
   /** The size of one (inner) chunk as the reader takes it (after `codecs` and `serializer`). */
@@ -172,16 +173,11 @@ export interface Stage {
   module: WebAssembly.Module;
 }
 
-/** Each step's module and its class. */
-const MODULES = {
-  compress: async () => ((wasm) => ({ wasm, classes: { compress: wasm.Decompressor } }))(await loadCompress()),
-  pcodec: async () => ((wasm) => ({ wasm, classes: { pcodec: wasm.PcodecCodec } }))(await loadPcodec()),
-  zfp: async () => ((wasm) => ({ wasm, classes: { zfp: wasm.ZfpCodec } }))(await loadZfp()),
-} satisfies Record<StageSpec["kind"], () => Promise<{ wasm: object; classes: StageClasses }>>;
-
+/** A step, built with its module's class (its row of the module table). */
 export async function stage(spec: StageSpec): Promise<Stage> {
-  const { wasm, classes } = await MODULES[spec.kind]();
-  return { spec, decoder: stageOf(spec, classes), memory: memoryOf(wasm), module: compiledOf(wasm) };
+  const wasm = await loadModule(spec.kind);
+  const Class = (MODULES[spec.kind].step as (glue: unknown) => unknown)(wasm);
+  return { spec, decoder: stageOf(spec, Class), memory: memoryOf(wasm), module: compiledOf(wasm) };
 }
 
 /** The compress module's step for a list of bytes -> bytes codecs. */
@@ -218,8 +214,9 @@ async function access<R extends TileReader>(
   bindings: object,
 ): Promise<ArrayAccess<R> | string> {
   const memory = memoryOf(bindings);
-  const text = await metadataText(arr);
-  if (text === undefined) return "no zarr.json or .zarray";
+  const found = await metadataText(arr);
+  if (found === undefined) return "no zarr.json or .zarray";
+  const text = found.text;
   const reader = make(text);
   if (reader.fallback !== undefined) return reader.fallback;
   const layout = JSON.parse(reader.layoutJson) as Layout;
@@ -292,7 +289,7 @@ export const coreAccess = cached(async (arr) => {
 });
 
 export const decodedAccess = cached(async (arr) => {
-  const wasm: PackingBindings = await loadPacking();
+  const wasm: PackingBindings = await loadModule("packing");
   return access(arr, (text) => new wasm.DecodedReader(text), "packing", wasm);
 });
 

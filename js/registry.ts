@@ -1,8 +1,15 @@
 // Which codec registry entries are this package's (registerCodecs adds them here), so that a
 // write can tell whether zarrita would encode an array with its own codecs or with these.
 
-/** The wasm codecs this package registers (zfp and numcodecs.pcodec load their own modules on first use). */
-export const CODEC_NAMES = ["scale_offset", "cast_value", "zfp", "numcodecs.pcodec"] as const;
+import CODEC_TABLE from "./wasm/codec_table.js";
+
+/**
+ * The wasm codecs this package registers, from the codec table: its array -> array codecs
+ * and the codecs of its whole-chunk modules (which load on first use).
+ */
+export const CODEC_NAMES: readonly string[] = CODEC_TABLE.filter(
+  (row) => row.zarrita === "array_to_array" || row.zarrita === "whole_chunk",
+).flatMap((row) => row.v3_names);
 
 const ours = new WeakSet<object>();
 

@@ -9,7 +9,7 @@ import { codecNames, requireRegistered } from "./open.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { GzipCodec } from "./gzip.js";
 import { chunkKey, decodeBytes } from "./fetch.js";
-import { isV2Text, metadataText } from "./metadata.js";
+import { metadataText } from "./metadata.js";
 import { filled, type TypedArray, typedArrayFor, unpackAll } from "./place.js";
 import { type ArrayAccess, coreAccess, type Layout, stage } from "./read.js";
 import { progress } from "./schedule.js";
@@ -182,9 +182,9 @@ export function stagingStore(base?: zarr.Readable) {
 
 /** zarr.set run against a staging store, so that it too writes all or nothing. */
 async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown, options: SetOptions, chunks: number) {
-  const text = await metadataText(arr as never);
-  const names = codecNames(text);
-  // zarrita's own scale_offset and cast_value do not encode, and it has no zfp.
+  const found = await metadataText(arr as never);
+  const names = codecNames(found?.text);
+  // zarrita's own array -> array codecs do not encode, and it has no whole-chunk codecs of ours.
   for (const name of names.filter((n) => (CODEC_NAMES as readonly string[]).includes(n))) {
     if (!isOurs(zarr.registry.get(name))) {
       throw codedError(
@@ -197,7 +197,7 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
   requireRegistered(names);
   const { store, staged } = stagingStore(codedStore(arr.store));
   const location = new zarr.Location(store, arr.path);
-  const twin = await (isV2Text(text) ? zarr.open.v2 : zarr.open.v3)(location, { kind: "array" });
+  const twin = await (found?.zarrFormat === 2 ? zarr.open.v2 : zarr.open.v3)(location, { kind: "array" });
   options.signal?.throwIfAborted();
   await zarr.set(twin as Writable, selection, value as never);
   options.onProgress?.(chunks, chunks);
@@ -297,7 +297,7 @@ async function encodeBoxes(
     chunk ??= filled(Ctor, fill, size);
     overlay(chunk, a.chunkShape, box, plan, value);
     let bytes: Uint8Array = a.reader.encodeChunk(chunk);
-    // A serializer run on whole chunks (pcodec, zfp) encodes the chain's little-endian bytes.
+    // A serializer run on whole chunks encodes the chain's little-endian bytes.
     if (serializer) bytes = serializer.encode!(bytes);
     for (const c of codecs) bytes = await c.encode(bytes);
     staged.set(path, bytes);

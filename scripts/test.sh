@@ -19,7 +19,7 @@ done
 step "cargo test (native)"
 cargo test --workspace
 
-# The library's fixture tests (reference, zfp) as wasm, then the core module's boundary.
+# The library's fixture tests as wasm, then the core module's boundary.
 step "wasm-bindgen-test in Node"
 wasm-pack test --node
 wasm-pack test --node crates/core

@@ -62,7 +62,7 @@ pub enum Error {
         codec: &'static str,
         message: String,
     },
-    /// A value a codec cannot hold (zfp's lossy modes and NaN or an infinity).
+    /// A value a codec cannot hold (a lossy mode and NaN or an infinity).
     NonFinite {
         codec: &'static str,
         index: usize,
@@ -117,8 +117,8 @@ impl Error {
         }
     }
 
-    #[cfg(any(feature = "compress", feature = "pcodec"))]
-    pub(crate) fn corrupt(codec: &'static str, message: impl Into<String>) -> Self {
+    /// A chunk a kernel cannot decode (used by the kernels of the modules that have them).
+    pub fn corrupt(codec: &'static str, message: impl Into<String>) -> Self {
         Error::CorruptChunk {
             codec,
             message: message.into(),

@@ -10,9 +10,10 @@ import { initSync as initPacking, DecodedReader } from "../wasm/zarr_wasm_codecs
 import { initSync as initCompress, Decompressor } from "../wasm/zarr_wasm_codecs_compress.js";
 import { initSync as initPcodec, PcodecCodec } from "../wasm/zarr_wasm_codecs_pcodec.js";
 import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
+import type { ModuleName, StepModule } from "../modules.js";
 import { builtin, isNode } from "../node.js";
 import {
-  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, type StageClasses, stageOf,
+  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
 import { type AssemblyMessage, type ErrorReply, type JobMessage, type ModuleKind, READY, type Reply, type ToWorker } from "../protocol.js";
@@ -22,10 +23,19 @@ interface Port {
 }
 let port: Port;
 
+/**
+ * What the worker takes of each module of the table (modules.ts): its start and, for a step
+ * module, its class. Imported statically and by name, so that the bundled script keeps only
+ * these; the types hold this list to the table's.
+ */
+const INIT = { core: initCore, packing: initPacking, compress: initCompress, pcodec: initPcodec, zfp: initZfp } satisfies Record<
+  ModuleName,
+  unknown
+>;
+const STEPS = { compress: Decompressor, pcodec: PcodecCodec, zfp: ZfpCodec } satisfies Record<StepModule, unknown>;
+
 /** Per module: its memory, once the main thread has sent the module. */
 const memories: Partial<Record<ModuleKind, WebAssembly.Memory>> = {};
-const INIT = { core: initCore, packing: initPacking, compress: initCompress, pcodec: initPcodec, zfp: initZfp };
-const CLASSES: StageClasses = { compress: Decompressor, pcodec: PcodecCodec, zfp: ZfpCodec };
 
 /**
  * Readers and decompressors by array key, most recently used last; a few are kept. A viewer
@@ -63,7 +73,7 @@ function readerFor(job: JobMessage): TileReader {
 /** The job's steps before its reader (see js/place.ts), each with its module's memory. */
 function stagesFor(job: JobMessage): { decoder: DecompressorLike; memory: WebAssembly.Memory }[] {
   return job.stages.map((spec, i) => ({
-    decoder: keep(`stage${i}:${job.kind}:${job.key}`, () => stageOf(spec, CLASSES)),
+    decoder: keep(`stage${i}:${job.kind}:${job.key}`, () => stageOf(spec, STEPS[spec.kind])),
     memory: memories[spec.kind]!,
   }));
 }

@@ -18,6 +18,8 @@ pub mod whole_chunk;
 #[cfg(feature = "zfp")]
 pub mod zfp;
 #[cfg(feature = "zfp")]
+pub mod zfp_config;
+#[cfg(feature = "zfp")]
 pub mod zfp_kernel;
 
 use std::sync::Arc;
@@ -482,6 +484,8 @@ pub fn whole_chunk_codec(
     dtype: DataType,
     chunk_shape: &[usize],
 ) -> Option<Result<Arc<dyn WholeChunkCodec>>> {
+    // A configuration given as null is none (numcodecs' defaults where the codec has them).
+    let configuration = configuration.filter(|c| !matches!(c, Value::Null));
     match module {
         #[cfg(feature = "zfp")]
         Module::Zfp => Some(shared(zfp::Zfp::new(configuration, dtype, chunk_shape))),

@@ -201,6 +201,63 @@ pub fn kind_of(name: &str) -> Option<Kind> {
     by_v3_name(name).map(|r| r.kind)
 }
 
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::ArrayToArray => "array_to_array",
+            Kind::ArrayToBytes => "array_to_bytes",
+            Kind::BytesToBytes => "bytes_to_bytes",
+        }
+    }
+}
+
+/// How `registerCodecs` puts a codec into zarrita's registry: as the package's array -> array
+/// codec, as its whole-chunk module's codec, as zarrita's own codec decoding in the compress
+/// module; or not at all.
+fn zarrita(r: &CodecRow) -> Option<&'static str> {
+    match r.runs {
+        Runs::ScaleOffset | Runs::CastValue => Some("array_to_array"),
+        Runs::WholeChunk(_) => Some("whole_chunk"),
+        Runs::Compress(_) => Some("compress"),
+        _ => None,
+    }
+}
+
+/// The table as JSON, for the JavaScript side (scripts/build.mjs writes it into the package as
+/// `wasm/codec_table.js`): each row's names, kind, and the module that runs it (null for a
+/// codec zarrita's registry runs, or the layout reads). `registerCodecs` and the zarr.get
+/// wrappers take their names from it.
+pub fn to_json() -> crate::json::Value {
+    use crate::json::Value;
+    let module = |r: &CodecRow| match r.runs {
+        Runs::ScaleOffset | Runs::CastValue | Runs::Bytes | Runs::Transpose => Some(Module::Core),
+        Runs::WholeChunk(m) => Some(m),
+        Runs::Compress(_) => Some(Module::Compress),
+        Runs::Sharding | Runs::Elsewhere => None,
+    };
+    Value::Array(
+        CODECS
+            .iter()
+            .map(|r| {
+                Value::object([
+                    ("name", Value::from(r.name)),
+                    (
+                        "v3_names",
+                        Value::Array(r.v3_names.iter().map(|&n| Value::from(n)).collect()),
+                    ),
+                    ("v2_id", r.v2_id.map_or(Value::Null, Value::from)),
+                    ("kind", Value::from(r.kind.name())),
+                    (
+                        "module",
+                        module(r).map_or(Value::Null, |m| Value::from(m.name())),
+                    ),
+                    ("zarrita", zarrita(r).map_or(Value::Null, Value::from)),
+                ])
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

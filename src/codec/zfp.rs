@@ -24,7 +24,7 @@ use crate::widths::{f16_to_f32, f32_to_f16};
 
 const CODEC: &str = "zfp";
 
-pub use super::config::ZfpMode;
+pub use super::zfp_config::ZfpMode;
 
 /// A zfp codec bound to an array's data type and chunk shape.
 #[derive(Debug, Clone)]

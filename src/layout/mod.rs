@@ -275,9 +275,10 @@ pub(crate) fn kind_of(name: &str) -> Option<Kind> {
 
 /// Refuses a codec list whose known codecs are out of zarr v3's order (array -> array codecs,
 /// exactly one array -> bytes codec, then bytes -> bytes codecs), as zarr-python does: such a
-/// chain would otherwise be read as something it does not say (e.g. `[zfp, bytes]` as raw
-/// bytes). A list of array -> array codecs alone is read with `bytes` after them, as zarrita
-/// writes it; a list with a codec of unknown kind is left to the reader that has it.
+/// chain would otherwise be read as something it does not say (e.g. a whole-chunk codec before
+/// `bytes`, read as raw bytes). A list of array -> array codecs alone is read with `bytes`
+/// after them, as zarrita writes it; a list with a codec of unknown kind is left to the reader
+/// that has it.
 fn check_order(codecs: &[Value]) -> Result<()> {
     let mut serializer: Option<&str> = None;
     let mut known = true;

@@ -463,8 +463,8 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
             Some((v3_name_of(id), v2_defaults(id, rest)))
         }
     };
-    // A compressor that takes the array's values (numcodecs' pcodec, zfpy) is its array ->
-    // bytes codec, in place of `bytes`.
+    // A compressor that takes the array's values (an array -> bytes row of the table) is the
+    // array -> bytes codec, in place of `bytes`.
     let serializes = compressor
         .as_ref()
         .is_some_and(|(name, _)| table::kind_of(name) == Some(Kind::ArrayToBytes));

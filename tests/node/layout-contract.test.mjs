@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 import { loadWasm } from "zarr-wasm-codecs";
-import { loadCompress } from "../../dist/load.js";
+import { loadModule } from "../../dist/load.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -116,10 +116,10 @@ test("the core decides which bytes -> bytes codecs run in wasm, and says why not
   const registry = layoutOf([bytes, { name: "numcodecs.bz2", configuration: { level: 1 } }]);
   assert.match(registry.codecs_fallback, /bz2/);
   assert.deepEqual(registry.codecs_encode_wasm, [false]);
-  // A configuration the compress module does not read is the read's error, not zarrita's
-  // (whose crc32c has no location): INVALID_CONFIG when its step is built.
-  const refused = layoutOf([bytes, { name: "numcodecs.crc32c", configuration: { location: "start" } }]);
+  // A configuration the compress module refuses is the read's error, not a reason to hand the
+  // codec to zarrita (whose crc32c has no location at all): INVALID_CONFIG when its step is built.
+  const refused = layoutOf([bytes, { name: "numcodecs.crc32c", configuration: { location: "middle" } }]);
   assert.equal(refused.codecs_fallback, null);
-  const compress = await loadCompress();
+  const compress = await loadModule("compress");
   assert.throws(() => new compress.Decompressor(JSON.stringify(refused.codecs), refused.stored_item_size), (e) => e.code === "INVALID_CONFIG" && /location/.test(e.message));
 });

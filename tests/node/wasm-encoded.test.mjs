@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { get, registerCodecs, set } from "zarr-wasm-codecs";
-import { loadCompress, memoryOf } from "../../dist/load.js";
+import { loadModule, memoryOf } from "../../dist/load.js";
 import { filesUnder } from "./files.mjs";
 
 registerCodecs();
@@ -52,7 +52,7 @@ function split(storeDir) {
 
 async function decompressor(codecs) {
   if (!codecs.length) return (bytes) => bytes;
-  const wasm = await loadCompress();
+  const wasm = await loadModule("compress");
   const d = new wasm.Decompressor(JSON.stringify(codecs), 1, undefined);
   return (bytes) => {
     const n = d.decode(bytes);

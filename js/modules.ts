@@ -1,0 +1,47 @@
+// The package's wasm modules, one row each (a crate under crates/; scripts/build.mjs names its
+// glue and .wasm file): how its glue is imported and where its .wasm file is, and for a module
+// that runs a step of a chunk's decoding, its class. Loading (load.ts), the read path's steps
+// (read.ts, place.ts), the worker protocol and the worker read this table. The inline entry
+// ("zarr-wasm-codecs/inline") keeps its own list of the base64 copies, keyed by the same
+// names, so that no other build refers to them. Each closure holds the literal `import(...)`
+// and `new URL(..., import.meta.url)` that bundlers look for.
+import * as core from "./wasm/zarr_wasm_codecs.js";
+
+export const MODULES = {
+  // Every reader loads the core module: its glue is imported statically.
+  core: {
+    glue: async () => core,
+    file: () => new URL("./wasm/zarr_wasm_codecs.wasm", import.meta.url),
+  },
+  packing: {
+    glue: () => import("./wasm/zarr_wasm_codecs_packing.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_packing.wasm", import.meta.url),
+  },
+  compress: {
+    glue: () => import("./wasm/zarr_wasm_codecs_compress.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
+    step: (glue: typeof import("./wasm/zarr_wasm_codecs_compress.js")) => glue.Decompressor,
+  },
+  pcodec: {
+    glue: () => import("./wasm/zarr_wasm_codecs_pcodec.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_pcodec.wasm", import.meta.url),
+    step: (glue: typeof import("./wasm/zarr_wasm_codecs_pcodec.js")) => glue.PcodecCodec,
+  },
+  zfp: {
+    glue: () => import("./wasm/zarr_wasm_codecs_zfp.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url),
+    step: (glue: typeof import("./wasm/zarr_wasm_codecs_zfp.js")) => glue.ZfpCodec,
+  },
+};
+
+/** A module's name. */
+export type ModuleName = keyof typeof MODULES;
+
+/** A module's wasm-bindgen glue (its exports). */
+export type GlueOf<M extends ModuleName> = Awaited<ReturnType<(typeof MODULES)[M]["glue"]>>;
+
+/** The modules that run a step of a chunk's decoding (they have a class for it). */
+export type StepModule = { [M in ModuleName]: (typeof MODULES)[M] extends { step: unknown } ? M : never }[ModuleName];
+
+/** The modules whose class decodes a chunk whole (every step module but the compress module). */
+export type WholeChunkModule = Exclude<StepModule, "compress">;
