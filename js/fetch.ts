@@ -3,6 +3,7 @@
 // codecs only zarrita's registry has undone here.
 import * as zarr from "zarrita";
 import { codedError, fromStore, namingChunk } from "./errors.js";
+import { loadWasm } from "./load.js";
 
 /** A store as the read calls it: zarrita's Readable, with `getRange` where it has one. */
 export type AnyStore = zarr.Readable & {
@@ -45,7 +46,8 @@ export async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Prom
   return bytes;
 }
 
-const MAX_U64 = 0xffffffffffffffffn;
+/** A missing inner chunk's offset in the core's reading of a shard index (2^64 - 1, as a number). */
+const MISSING = 2 ** 64;
 
 /** One chunk's stored bytes and its store key (for errors). */
 export interface Fetched {
@@ -94,23 +96,22 @@ export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, 
             throw codedError("CHUNK_LENGTH", `the shard index has ${raw.length} bytes, not ${index.bytes}`);
           }
           const bytes = await index.unpack(raw);
-          return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          // Read by the core (entries checked, each exact as a number).
+          const chunks = index.perShard.reduce((x, y) => x * y, 1);
+          return (await loadWasm()).shardIndexEntries(bytes, shard.index_endian === "little", chunks);
         }),
       );
       indexes.set(path, table, index.bytes);
     }
-    const view = await table;
+    const entries = await table;
     let position = 0;
     for (let i = 0; i < coords.length; i++) position = position * index.perShard[i] + (coords[i] % index.perShard[i]);
     const key = `${shardKey} (inner chunk ${position})`;
-    if (!view) return { key, bytes: undefined };
-    const little = shard.index_endian === "little";
-    if (view.byteLength < (position + 1) * 16) throw codedError("CHUNK_LENGTH", `the shard index of ${shardKey} is too short`);
-    const offset = view.getBigUint64(position * 16, little);
-    const length = view.getBigUint64(position * 16 + 8, little);
-    if (offset === MAX_U64 && length === MAX_U64) return { key, bytes: undefined };
-    const bytes = await fromStore(path, () => getRange(path, { offset: Number(offset), length: Number(length) }, opts));
-    if (!bytes || bytes.length !== Number(length)) {
+    if (!entries) return { key, bytes: undefined };
+    const [offset, length] = [entries[2 * position], entries[2 * position + 1]];
+    if (offset === MISSING) return { key, bytes: undefined };
+    const bytes = await fromStore(path, () => getRange(path, { offset, length }, opts));
+    if (!bytes || bytes.length !== length) {
       throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${length}`);
     }
     return { key, bytes: await registry(key, bytes), owned };
@@ -126,10 +127,10 @@ export const SHARD_INDEX_BYTES = 16 * 1024 * 1024;
  * once, as zarrita does. A read that fails (or is aborted) is not kept.
  */
 class ShardIndexes {
-  #entries = new Map<string, { table: Promise<DataView | undefined>; bytes: number }>();
+  #entries = new Map<string, { table: Promise<Float64Array | undefined>; bytes: number }>();
   #bytes = 0;
 
-  get(path: string): Promise<DataView | undefined> | undefined {
+  get(path: string): Promise<Float64Array | undefined> | undefined {
     const entry = this.#entries.get(path);
     if (!entry) return undefined;
     // The most recently used last.
@@ -138,7 +139,7 @@ class ShardIndexes {
     return entry.table;
   }
 
-  set(path: string, table: Promise<DataView | undefined>, bytes: number): void {
+  set(path: string, table: Promise<Float64Array | undefined>, bytes: number): void {
     const entry = { table, bytes };
     this.#entries.set(path, entry);
     this.#bytes += bytes;

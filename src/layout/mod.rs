@@ -686,6 +686,51 @@ impl BytesStage {
     }
 }
 
+/// A shard index (after its bytes -> bytes codecs) read into its `count` entries, each the
+/// inner chunk's (offset, length) as numbers JavaScript holds exactly; an entry of the format's
+/// missing marker (both 2^64 - 1) is (2^64, 2^64) as f64, which no other entry can be. An index
+/// of another size, an entry half missing, or one reaching beyond 2^53 bytes is refused.
+pub fn shard_index_entries(bytes: &[u8], endian: Endian, count: usize) -> Result<Vec<f64>> {
+    let corrupt = |message: String| Error::CorruptChunk {
+        codec: "sharding_indexed",
+        message,
+    };
+    if Some(bytes.len()) != count.checked_mul(16) {
+        return Err(Error::ChunkLength {
+            what: "shard index bytes",
+            expected: count.saturating_mul(16),
+            actual: bytes.len(),
+        });
+    }
+    const EXACT: u64 = 1 << 53;
+    let mut out = Vec::with_capacity(2 * count);
+    for (i, entry) in bytes.chunks_exact(16).enumerate() {
+        let read = |b: &[u8]| {
+            let b: [u8; 8] = b.try_into().unwrap_or_default();
+            match endian {
+                Endian::Little => u64::from_le_bytes(b),
+                Endian::Big => u64::from_be_bytes(b),
+            }
+        };
+        let (offset, length) = (read(&entry[..8]), read(&entry[8..]));
+        match (offset, length) {
+            (u64::MAX, u64::MAX) => out.extend([u64::MAX as f64; 2]),
+            (u64::MAX, _) | (_, u64::MAX) => {
+                return Err(corrupt(format!(
+                    "inner chunk {i}'s index entry is half missing"
+                )))
+            }
+            (o, l) if o.checked_add(l).is_none_or(|end| end > EXACT) => {
+                return Err(corrupt(format!(
+                    "inner chunk {i}'s index entry ({o}, {l}) reaches beyond 2^53 bytes"
+                )))
+            }
+            (o, l) => out.extend([o as f64, l as f64]),
+        }
+    }
+    Ok(out)
+}
+
 /// A box as (first, step, count) per dimension.
 fn spans(region: &[u32]) -> Result<Vec<Span>> {
     if !region.len().is_multiple_of(3) {
@@ -783,5 +828,49 @@ impl ChunkReader {
             &mut self.tile,
         )?;
         Ok(&self.tile)
+    }
+}
+
+#[cfg(test)]
+mod shard_index_tests {
+    use super::*;
+
+    /// The sharding spec's index: (offset, length) per inner chunk as uint64, both 2^64 - 1
+    /// for a missing one.
+    #[test]
+    fn entries_exact_missing_and_refused() {
+        let mut bytes = Vec::new();
+        for v in [16u64, 100, u64::MAX, u64::MAX] {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        let got = shard_index_entries(&bytes, Endian::Little, 2).unwrap();
+        assert_eq!(got, [16.0, 100.0, 2f64.powi(64), 2f64.powi(64)]);
+        let big: Vec<u8> = bytes
+            .chunks_exact(8)
+            .flat_map(|c| u64::from_le_bytes(c.try_into().unwrap()).to_be_bytes())
+            .collect();
+        assert_eq!(shard_index_entries(&big, Endian::Big, 2).unwrap(), got);
+        assert_eq!(
+            shard_index_entries(&bytes, Endian::Little, 3)
+                .unwrap_err()
+                .code(),
+            "CHUNK_LENGTH"
+        );
+        let mut half = bytes.clone();
+        half[16..24].copy_from_slice(&7u64.to_le_bytes());
+        assert_eq!(
+            shard_index_entries(&half, Endian::Little, 2)
+                .unwrap_err()
+                .code(),
+            "CORRUPT_CHUNK"
+        );
+        let mut far = bytes.clone();
+        far[..8].copy_from_slice(&(1u64 << 53).to_le_bytes());
+        assert_eq!(
+            shard_index_entries(&far, Endian::Little, 2)
+                .unwrap_err()
+                .code(),
+            "CORRUPT_CHUNK"
+        );
     }
 }

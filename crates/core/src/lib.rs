@@ -202,6 +202,18 @@ fn data_address(data: &ArrayData) -> usize {
     }
 }
 
+/// A shard index's entries (see `zarr_wasm_codecs::layout::shard_index_entries`): `count`
+/// (offset, length) pairs, a missing inner chunk's as 2^64.
+#[wasm_bindgen(js_name = shardIndexEntries)]
+pub fn shard_index_entries(bytes: &[u8], little: bool, count: usize) -> Result<Vec<f64>, JsValue> {
+    let endian = if little {
+        zarr_wasm_codecs::codec::Endian::Little
+    } else {
+        zarr_wasm_codecs::codec::Endian::Big
+    };
+    zarr_wasm_codecs::layout::shard_index_entries(bytes, endian, count).map_err(js_error)
+}
+
 /// zarr.json with integers beyond 2^53 in the fill value and codec configurations as decimal
 /// strings, so that `JSON.parse` keeps them exact.
 #[wasm_bindgen(js_name = exactMetadataJson)]
