@@ -296,10 +296,10 @@ export class WorkerPool {
       const id = this.owe(slot, { resolve, reject });
       const stored = this.handOver(job);
       // Values that go back (no shared output) are written into a buffer given back earlier.
-      const n = job.out ? 0 : job.runLength * job.starts.length * (typedArrayNamed(job.type)?.BYTES_PER_ELEMENT ?? 0);
+      const n = job.output.to === "shared" ? 0 : job.runLength * job.starts.length * (typedArrayNamed(job.type)?.BYTES_PER_ELEMENT ?? 0);
       const box = n ? this.takeSpare(n) : undefined;
       const transfer = box ? [stored.buffer as ArrayBuffer, box] : [stored.buffer as ArrayBuffer];
-      slot.port.post({ ...job, stored, job: id, box }, transfer);
+      slot.port.post({ ...job, op: "decode", stored, job: id, box }, transfer);
     }
   }
 

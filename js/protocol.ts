@@ -28,19 +28,22 @@ export interface Job {
   region: Uint32Array;
   /** The output typed array's constructor name. */
   type: string;
-  /** The shared output's buffer, or undefined for a transferred result. */
-  out: SharedArrayBuffer | undefined;
-  /** Where in `out` the output begins, in bytes. */
-  outOffset?: number;
-  /** The assembled read the job belongs to (see `WorkerPool.assemble`), if any. */
-  read?: number;
+  /** Where the box's values go. */
+  output: Output;
   runLength: number;
   starts: Float64Array;
 }
 
+/**
+ * Where a decoded box's values go: into the read's shared output (its buffer, and where in
+ * it the output begins, in bytes); into the output a worker assembles for the read (see
+ * `WorkerPool.assemble`), or, from any other worker, back in a buffer for it.
+ */
+export type Output = { to: "shared"; buffer: SharedArrayBuffer; offset: number } | { to: "assembly"; read: number };
+
 /** A job as posted: with the id its reply names. */
 export interface JobMessage extends Job {
-  op?: undefined;
+  op: "decode";
   job: number;
   /** A buffer a worker gave back, for the box's values when they go back (not into an output). */
   box?: ArrayBuffer;

@@ -89,7 +89,8 @@ function decode(job: JobMessage): ArrayBuffer | undefined {
   const Out = typedArrayNamed(job.type)!;
   const r = readerFor(job);
   const stored = unpackAll(stagesFor(job), job.stored);
-  const shared = job.out ? new Out(job.out, job.outOffset ?? 0) : outputs.get(job.read ?? -1)?.out;
+  const output = job.output;
+  const shared = output.to === "shared" ? new Out(output.buffer, output.offset) : outputs.get(output.read)?.out;
   if (shared) {
     placeChunk(r, memories[job.kind]!, stored, job.region, Out, { out: shared, runLength: job.runLength, starts: job.starts });
     return undefined;
@@ -152,7 +153,7 @@ function handle(message: ToWorker): void {
     memories[message.kind] = INIT[message.kind]({ module: message.module }).memory;
     return;
   }
-  if (message.op) return assemble(message);
+  if (message.op !== "decode") return assemble(message);
   // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into,
   // and a box buffer this job did not use.
   const spare = [message.stored.buffer as ArrayBuffer];

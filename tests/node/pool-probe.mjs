@@ -20,10 +20,10 @@ if (!isMainThread) {
   parentPort.on = (event, listener) =>
     on(event, event !== "message" ? listener : (message) => {
       if (message.op === "begin") assembles = true;
-      if (message.op === undefined) jobs++;
+      if (message.op === "decode") jobs++;
       // The process's clock (every thread's time origin plus its now).
       const at = performance.timeOrigin + performance.now();
-      channel.postMessage({ thread: threadId, jobs, assembles, job: message.op === undefined, at });
+      channel.postMessage({ thread: threadId, jobs, assembles, job: message.op === "decode", at });
       listener(message);
     });
   await import(new URL("../../dist/worker.js", import.meta.url).href);
