@@ -8,7 +8,7 @@
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
 import { typedArrayNamed } from "./place.js";
-import { type Job, type ModuleKind, READY, type Reply, type ToWorker } from "./protocol.js";
+import { type Job, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
 
 export type { Job } from "./protocol.js";
 
@@ -359,13 +359,14 @@ export class WorkerPool {
   ): Slot {
     const slot: Slot = { port: undefined as unknown as Port, pending: new Map(), started: new Set(), ready: false };
     const settle = (message: Reply) => {
-      if (message.job === READY) {
+      if (message.op === "ready") {
         slot.ready = true;
         this.failures = 0;
         this.startError = undefined;
         return;
       }
       for (const b of message.spare ?? []) if (this.spare.length < 4 * IN_FLIGHT * slots.length) this.spare.push(b);
+      if (message.op === "spare") return;
       const pending = slot.pending.get(message.job);
       if (!pending) return;
       slot.pending.delete(message.job);

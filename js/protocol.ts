@@ -69,17 +69,13 @@ export interface ErrorReply {
   code?: string;
 }
 
-/** The `job` of the message a worker sends once it has started (answering nothing). */
-export const READY = -2;
-
 /**
- * A worker's answer to a job or an "end": a buffer of values, or an error. `spare` gives
- * buffers back for later jobs: the stored bytes', a box buffer it did not use, or (with
- * `job` -1, answering nothing) a box it has placed into the output it assembles.
+ * What a worker sends: that it has started ("ready"); buffers given back for later jobs
+ * ("spare": a box it has placed into the output it assembles); or its answer to a job, a
+ * "begin" or an "end" ("answer": a buffer of values, or an error), with the buffers it gives
+ * back (the stored bytes', a box buffer it did not use).
  */
-export interface Reply {
-  job: number;
-  buffer?: ArrayBuffer;
-  spare?: ArrayBuffer[];
-  error?: ErrorReply;
-}
+export type Reply =
+  | { op: "ready" }
+  | { op: "spare"; spare: ArrayBuffer[] }
+  | { op: "answer"; job: number; buffer?: ArrayBuffer; spare?: ArrayBuffer[]; error?: ErrorReply };

@@ -16,7 +16,7 @@ import {
   boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
-import { type AssemblyMessage, type ErrorReply, type JobMessage, type ModuleKind, READY, type Reply, type ToWorker } from "../protocol.js";
+import { type AssemblyMessage, type ErrorReply, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
 
 interface Port {
   postMessage(message: Reply, transfer?: Transferable[]): void;
@@ -109,14 +109,14 @@ function assemble(message: AssemblyMessage): void {
     case "begin":
       try {
         outputs.set(message.read, { out: new (typedArrayNamed(message.type)!)(message.length), fill: message.fill });
-        port.postMessage({ job: message.job });
+        port.postMessage({ op: "answer", job: message.job });
       } catch (e) {
         const error = {
           message: `the output would hold ${message.length} values, more than can be allocated here: select less`,
           name: "Error",
           code: e instanceof RangeError ? "TOO_LARGE" : undefined,
         };
-        port.postMessage({ job: message.job, error });
+        port.postMessage({ op: "answer", job: message.job, error });
       }
       return;
     case "place": {
@@ -128,7 +128,7 @@ function assemble(message: AssemblyMessage): void {
         entry.out.set(values.subarray(r * message.runLength, (r + 1) * message.runLength) as never, message.starts[r]);
       }
       // The box's buffer goes back, for a later box.
-      port.postMessage({ job: -1, spare: [message.buffer] }, [message.buffer]);
+      port.postMessage({ op: "spare", spare: [message.buffer] }, [message.buffer]);
       return;
     }
     case "abort":
@@ -138,7 +138,7 @@ function assemble(message: AssemblyMessage): void {
       outputs.delete(message.read);
       const buffer = entry?.out.buffer as ArrayBuffer | undefined;
       const error = buffer ? undefined : { message: "the read's output is gone", name: "Error", code: "WORKER_LOST" };
-      port.postMessage({ job: message.job, buffer, error }, buffer ? [buffer] : []);
+      port.postMessage({ op: "answer", job: message.job, buffer, error }, buffer ? [buffer] : []);
     }
   }
 }
@@ -160,10 +160,10 @@ function handle(message: ToWorker): void {
   try {
     const buffer = decode(message);
     if (message.box && buffer !== message.box) spare.push(message.box);
-    port.postMessage({ job: message.job, buffer, spare }, buffer ? [buffer, ...spare] : spare);
+    port.postMessage({ op: "answer", job: message.job, buffer, spare }, buffer ? [buffer, ...spare] : spare);
   } catch (e) {
     if (message.box) spare.push(message.box);
-    port.postMessage({ job: message.job, error: errorOf(e), spare }, spare);
+    port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare }, spare);
   }
 }
 
@@ -173,12 +173,12 @@ if (isNode) {
     (threads) => {
       port = threads.parentPort;
       threads.parentPort.on("message", handle);
-      port.postMessage({ job: READY });
+      port.postMessage({ op: "ready" });
     },
   );
 } else {
   const self = globalThis as unknown as Port & { onmessage: (event: { data: ToWorker }) => void };
   port = self;
   self.onmessage = (event) => handle(event.data);
-  port.postMessage({ job: READY });
+  port.postMessage({ op: "ready" });
 }
