@@ -40,19 +40,7 @@ pub(crate) fn typed_array_bytes(value: &JsValue, expected: DataType) -> Result<V
         .and_then(|c| Reflect::get(&c, &"name".into()).ok())
         .and_then(|n| n.as_string())
         .unwrap_or_default();
-    let accepted: &[&str] = match expected {
-        DataType::Int8 => &["Int8Array"],
-        DataType::Int16 => &["Int16Array"],
-        DataType::Int32 => &["Int32Array"],
-        DataType::Int64 => &["BigInt64Array"],
-        DataType::UInt8 => &["Uint8Array", "Uint8ClampedArray"],
-        DataType::UInt16 => &["Uint16Array"],
-        DataType::UInt32 => &["Uint32Array"],
-        DataType::UInt64 => &["BigUint64Array"],
-        DataType::Float16 => &["Float16Array", "Uint16Array"],
-        DataType::Float32 => &["Float32Array"],
-        DataType::Float64 => &["Float64Array"],
-    };
+    let accepted = expected.typed_arrays();
     if !accepted.contains(&ctor.as_str()) {
         return Err(js_error(Error::WrongArrayType {
             expected: format!("{expected} ({})", join(accepted, " or ")),

@@ -7,6 +7,7 @@ import { readByZarrita } from "./open.js";
 import { checkSelection, type Selection } from "./select.js";
 import { loadModule } from "./load.js";
 import { concurrencyOf, DEFAULT_CONCURRENCY, type GetOptions, getDecodedDirect, intoOut } from "./read.js";
+import { typedArrayFor } from "./place.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
 export interface DecodedChunk {
@@ -16,12 +17,6 @@ export interface DecodedChunk {
 }
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
-
-const TYPED_ARRAYS: Record<string, { of(...values: never[]): ArrayBufferView }> = {
-  int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
-  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
-  float32: Float32Array, float64: Float64Array,
-};
 
 /** A JSON text of attributes; bigints (64-bit values) as decimal strings. */
 function attributesJson(attrs: unknown): string {
@@ -60,10 +55,11 @@ async function decodeFallback(arr: Readable, selection: Selection, options: GetO
     chunk = raw as typeof chunk;
   } else {
     // A selection of single indices reads one value: decode it as a 0-d chunk.
-    const float16 = (globalThis as { Float16Array?: (typeof TYPED_ARRAYS)[string] }).Float16Array;
-    const ctor = TYPED_ARRAYS[arr.dtype] ?? float16;
-    if (!ctor) throw new TypeError(`no typed array for ${arr.dtype} here`);
-    chunk = { data: ctor.of(raw as never), shape: [], stride: [] };
+    const Ctor = typedArrayFor(arr.dtype);
+    if (!Ctor) throw new TypeError(`no typed array for ${arr.dtype} here`);
+    const one = new Ctor(1);
+    one[0] = raw as never;
+    chunk = { data: one, shape: [], stride: [] };
   }
   const data = wasm.maskAndScale(attributesJson(arr.attrs), arr.dtype, chunk.data);
   return { data, shape: chunk.shape, stride: chunk.stride };

@@ -7,7 +7,7 @@ import { exactJson, numberJson } from "./json.js";
 import type { ArrayBytesCodec } from "./array-bytes.js";
 import { type Bindings, loadModule, loadWasm } from "./load.js";
 import { MODULES, type WholeChunkModule } from "./modules.js";
-import CODEC_TABLE from "./wasm/codec_table.js";
+import { CODECS } from "./wasm/tables.js";
 import { isOurs, markOurs } from "./registry.js";
 
 export { CODEC_NAMES } from "./registry.js";
@@ -55,7 +55,7 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
   // The gzip encoder first, so that its decode is wrapped like zarrita's other codecs'.
   registry.set("gzip", (async () => GzipCodec) as unknown as RegistryEntry);
   // Each codec as its row of the codec table says.
-  for (const row of CODEC_TABLE) {
+  for (const row of CODECS) {
     for (const name of row.v3_names) {
       if (row.zarrita === "array_to_array") {
         ours(name, async () => arrayToArrayCodec(await loadWasm(), name));

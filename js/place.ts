@@ -6,6 +6,7 @@
 // computed here: the wasm does that.
 import { cOrderStrides } from "./strides.js";
 import type { WholeChunkModule } from "./modules.js";
+import { DATA_TYPES } from "./wasm/tables.js";
 
 /** A typed array over a buffer, as the output types are. */
 export type TypedArray =
@@ -27,11 +28,8 @@ const BY_NAME: Record<string, TypedArrayCtor | undefined> = {
   Uint8Array, Uint16Array, Uint32Array, BigUint64Array: globalThis.BigUint64Array as TypedArrayCtor,
   Float16Array: float16, Float32Array, Float64Array,
 };
-const BY_DATA_TYPE: Record<string, string> = {
-  int8: "Int8Array", int16: "Int16Array", int32: "Int32Array", int64: "BigInt64Array",
-  uint8: "Uint8Array", uint16: "Uint16Array", uint32: "Uint32Array", uint64: "BigUint64Array",
-  float16: "Float16Array", float32: "Float32Array", float64: "Float64Array",
-};
+/** Each data type's typed array, from the library (`DataType::typed_arrays`). */
+const BY_DATA_TYPE: Readonly<Record<string, string>> = DATA_TYPES;
 
 /** The typed array constructor of this name (undefined: none in this engine). */
 export function typedArrayNamed(name: string): TypedArrayCtor | undefined {

@@ -1,13 +1,13 @@
 // Which codec registry entries are this package's (registerCodecs adds them here), so that a
 // write can tell whether zarrita would encode an array with its own codecs or with these.
 
-import CODEC_TABLE from "./wasm/codec_table.js";
+import { CODECS } from "./wasm/tables.js";
 
 /**
  * The wasm codecs this package registers, from the codec table: its array -> array codecs
  * and the codecs of its whole-chunk modules (which load on first use).
  */
-export const CODEC_NAMES: readonly string[] = CODEC_TABLE.filter(
+export const CODEC_NAMES: readonly string[] = CODECS.filter(
   (row) => row.zarrita === "array_to_array" || row.zarrita === "whole_chunk",
 ).flatMap((row) => row.v3_names);
 

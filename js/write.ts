@@ -10,7 +10,7 @@ import { CODEC_NAMES, isOurs } from "./registry.js";
 import { GzipCodec } from "./gzip.js";
 import { chunkKey, decodeBytes } from "./fetch.js";
 import { metadataText } from "./metadata.js";
-import { filled, type TypedArray, typedArrayFor, unpackAll } from "./place.js";
+import { filled, type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll } from "./place.js";
 import { type ArrayAccess, coreAccess, type Layout, stage } from "./read.js";
 import { progress } from "./schedule.js";
 import { type Box, planSelection, type Plan, type Selection } from "./select.js";
@@ -25,18 +25,19 @@ export interface ChunkValue<D extends zarr.DataType = zarr.DataType> {
   stride: number[];
 }
 
-const INT_RANGES: Record<string, [bigint, bigint]> = {
-  int8: [-(2n ** 7n), 2n ** 7n - 1n], int16: [-(2n ** 15n), 2n ** 15n - 1n],
-  int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint8: [0n, 2n ** 8n - 1n], uint16: [0n, 2n ** 16n - 1n], uint32: [0n, 2n ** 32n - 1n], uint64: [0n, 2n ** 64n - 1n],
-};
+/** An integer typed array's range (from its constructor: its width and sign); undefined for floats. */
+function integerRange(Ctor: TypedArrayCtor): [bigint, bigint] | undefined {
+  if (/^Float/.test(Ctor.name)) return undefined;
+  const bits = BigInt(Ctor.BYTES_PER_ELEMENT * 8);
+  return /^(Big)?Int/.test(Ctor.name) ? [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n] : [0n, 2n ** bits - 1n];
+}
 
 /** A scalar as one value of the array's type; integers must be exact and in range. */
 function scalarArray(dataType: string, value: unknown): TypedArray {
   const Ctor = typedArrayFor(dataType);
   if (!Ctor) throw codedError("UNSUPPORTED_DATA_TYPE", `no typed array for ${dataType} here`);
-  const range = INT_RANGES[dataType];
-  const wide = dataType === "int64" || dataType === "uint64";
+  const range = integerRange(Ctor);
+  const wide = Ctor.BYTES_PER_ELEMENT === 8 && range !== undefined;
   if (range) {
     const ok =
       (wide ? typeof value === "bigint" : typeof value === "number" && Number.isInteger(value)) &&

@@ -82,6 +82,24 @@ impl DataType {
         }
     }
 
+    /// The JavaScript typed arrays that hold this type's values, the one a read returns first
+    /// (float16: a Float16Array where the engine has one, else its bits in a Uint16Array).
+    pub fn typed_arrays(self) -> &'static [&'static str] {
+        match self {
+            DataType::Int8 => &["Int8Array"],
+            DataType::Int16 => &["Int16Array"],
+            DataType::Int32 => &["Int32Array"],
+            DataType::Int64 => &["BigInt64Array"],
+            DataType::UInt8 => &["Uint8Array", "Uint8ClampedArray"],
+            DataType::UInt16 => &["Uint16Array"],
+            DataType::UInt32 => &["Uint32Array"],
+            DataType::UInt64 => &["BigUint64Array"],
+            DataType::Float16 => &["Float16Array", "Uint16Array"],
+            DataType::Float32 => &["Float32Array"],
+            DataType::Float64 => &["Float64Array"],
+        }
+    }
+
     /// Looks a zarr v3 data type name up.
     pub fn from_name(name: &str) -> Result<Self> {
         ALL_DATA_TYPES

@@ -34,7 +34,7 @@ pub use cast_value::{CastValue, OutOfRangeMode, RoundingMode};
 pub use fused::FusedDecode;
 pub use scale_offset::ScaleOffset;
 use table::{Module, Runs};
-use whole_chunk::WholeChunkCodec;
+use whole_chunk::{WholeChunkCodec, WholeChunkSerializer};
 
 /// Splits a codec's metadata, `{"name": ..., "configuration": {...}}`, into its name and
 /// configuration. (A bare name string is refused, as the reference refuses it.)
@@ -146,14 +146,14 @@ impl ArrayCodec {
 pub enum Serializer {
     Bytes(Bytes),
     /// A codec that codes the chunk as one stream (its metadata kept as written).
-    WholeChunk(Arc<dyn WholeChunkCodec>, Value),
+    WholeChunk(WholeChunkSerializer),
 }
 
 impl std::fmt::Debug for Serializer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Serializer::Bytes(b) => f.debug_tuple("Bytes").field(b).finish(),
-            Serializer::WholeChunk(_, meta) => write!(f, "WholeChunk({meta})"),
+            Serializer::WholeChunk(w) => write!(f, "WholeChunk({})", w.meta()),
         }
     }
 }
@@ -162,25 +162,21 @@ impl Serializer {
     fn encode(&self, data: &ArrayData) -> Result<Vec<u8>> {
         match self {
             Serializer::Bytes(b) => Ok(b.encode(data)),
-            Serializer::WholeChunk(c, _) => c.encode_bytes(&data.to_le_bytes()),
+            Serializer::WholeChunk(w) => w.encode(data),
         }
     }
 
     fn decode(&self, bytes: &[u8], len: usize) -> Result<ArrayData> {
         match self {
             Serializer::Bytes(b) => b.decode(bytes, len),
-            Serializer::WholeChunk(c, _) => {
-                let mut out = ArrayData::UInt8(Vec::new());
-                c.decode_into(bytes, &mut out)?;
-                Ok(out)
-            }
+            Serializer::WholeChunk(w) => w.decode(bytes),
         }
     }
 
     fn to_json(&self) -> Value {
         match self {
             Serializer::Bytes(b) => b.to_json(),
-            Serializer::WholeChunk(_, meta) => meta.clone(),
+            Serializer::WholeChunk(w) => w.meta().clone(),
         }
     }
 }
@@ -260,8 +256,8 @@ impl Chain {
                 }
                 bytes = Some(match runs {
                     Runs::WholeChunk(module) => {
-                        match whole_chunk_codec(module, config, dtype, chunk_shape) {
-                            Some(built) => Serializer::WholeChunk(built?, codec.clone()),
+                        match whole_chunk_serializer(codec, module, config, dtype, chunk_shape) {
+                            Some(built) => Serializer::WholeChunk(built?),
                             None => {
                                 return Err(Error::UnknownCodec {
                                     name: format!(
@@ -498,6 +494,26 @@ pub fn whole_chunk_codec(
             let _ = (configuration, dtype, chunk_shape);
             None
         }
+    }
+}
+
+/// The chain's serializer of a whole-chunk row (see [`whole_chunk_codec`]).
+fn whole_chunk_serializer(
+    meta: &Value,
+    module: Module,
+    configuration: Option<&Value>,
+    dtype: DataType,
+    chunk_shape: &[usize],
+) -> Option<Result<WholeChunkSerializer>> {
+    #[cfg(feature = "whole-chunk")]
+    {
+        let built = whole_chunk_codec(module, configuration, dtype, chunk_shape)?;
+        Some(built.map(|c| WholeChunkSerializer::new(c, meta.clone())))
+    }
+    #[cfg(not(feature = "whole-chunk"))]
+    {
+        let _ = (meta, module, configuration, dtype, chunk_shape);
+        None
     }
 }
 

@@ -28,9 +28,12 @@ impl Chain {
 
     /// [`Chain::check_region`] for a stored chunk of `stored_len` bytes.
     pub fn check_region_len(&self, stored_len: usize, region: &[Span]) -> Result<usize> {
-        if let super::Serializer::WholeChunk(_, meta) = &self.serializer {
+        if let super::Serializer::WholeChunk(w) = &self.serializer {
             return Err(Error::InvalidMetadata {
-                message: format!("{meta}: a chunk coded as one stream does not decode in parts"),
+                message: format!(
+                    "{}: a chunk coded as one stream does not decode in parts",
+                    w.meta()
+                ),
             });
         }
         super::bytes::check_byte_length(stored_len, self.len, self.encoded_data_type())?;

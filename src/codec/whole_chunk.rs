@@ -3,9 +3,13 @@
 //! module need of one, so that a module's class is one macro (`crates/common.rs`) and the
 //! chain runs them all alike ([`super::whole_chunk_codec`] builds one).
 
+#[cfg(feature = "whole-chunk")]
+use std::sync::Arc;
+
 use crate::array::ArrayData;
 use crate::dtype::DataType;
 use crate::error::{Error, Result};
+use crate::json::Value;
 
 /// A whole-chunk codec bound to one array's chunks: the values it receives and their count.
 // Not Debug: a vtable entry for it would link the formatting machinery into every module.
@@ -23,6 +27,55 @@ pub trait WholeChunkCodec: Send + Sync {
     /// A stream's values into `out`, reusing its buffer where the codec can (one array's
     /// chunks have one shape). A stream of another count of values is refused.
     fn decode_into(&self, stream: &[u8], out: &mut ArrayData) -> Result<()>;
+}
+
+/// A chain's whole-chunk array -> bytes codec, with its metadata as written. In a build without
+/// any such codec the type has no values, so that the chain's arms for it compile to nothing.
+#[cfg(feature = "whole-chunk")]
+#[derive(Clone)]
+pub struct WholeChunkSerializer {
+    codec: Arc<dyn WholeChunkCodec>,
+    meta: Value,
+}
+
+#[cfg(not(feature = "whole-chunk"))]
+#[derive(Clone)]
+pub enum WholeChunkSerializer {}
+
+#[cfg(feature = "whole-chunk")]
+impl WholeChunkSerializer {
+    pub(crate) fn new(codec: Arc<dyn WholeChunkCodec>, meta: Value) -> Self {
+        Self { codec, meta }
+    }
+
+    pub(crate) fn encode(&self, data: &ArrayData) -> Result<Vec<u8>> {
+        self.codec.encode_bytes(&data.to_le_bytes())
+    }
+
+    pub(crate) fn decode(&self, bytes: &[u8]) -> Result<ArrayData> {
+        let mut out = ArrayData::UInt8(Vec::new());
+        self.codec.decode_into(bytes, &mut out)?;
+        Ok(out)
+    }
+
+    pub(crate) fn meta(&self) -> &Value {
+        &self.meta
+    }
+}
+
+#[cfg(not(feature = "whole-chunk"))]
+impl WholeChunkSerializer {
+    pub(crate) fn encode(&self, _: &ArrayData) -> Result<Vec<u8>> {
+        match *self {}
+    }
+
+    pub(crate) fn decode(&self, _: &[u8]) -> Result<ArrayData> {
+        match *self {}
+    }
+
+    pub(crate) fn meta(&self) -> &Value {
+        match *self {}
+    }
 }
 
 /// Refuses the little-endian bytes of a chunk's values that are not `count` values of `dtype`.
