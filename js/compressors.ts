@@ -8,7 +8,8 @@ import { type Decompressor, typedArrayFor, unpack } from "./place.js";
 interface Codec {
   kind?: string;
   encode(bytes: Uint8Array): unknown;
-  decode(bytes: Uint8Array): unknown;
+  /** Absent from the package's gzip (js/gzip.ts), which the module's table has. */
+  decode?(bytes: Uint8Array): unknown;
   computeEncodedSize?(size: number): number;
 }
 type CodecClass = { fromConfig(config: unknown, meta: unknown): Codec };

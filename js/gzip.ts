@@ -1,7 +1,8 @@
 // gzip as a bytes -> bytes codec that encodes at its configured level: zarrita 0.7's own gzip
 // only decodes. Encoding is numcodecs' gzip (fflate, the library zarrita's numcodecs uses),
-// which honours `level`; decoding uses the platform's DecompressionStream (Node >= 18, every
-// current browser), which is native.
+// which honours `level`. It decodes nothing itself: registerCodecs() has gzip decode in the
+// compress module, as every bytes -> bytes codec that module has (js/compressors.ts), and
+// `get` runs that module directly.
 import { codedError } from "./errors.js";
 
 /** numcodecs' gzip, loaded on the first encode (readers never load it). */
@@ -10,12 +11,6 @@ function loadEncoder() {
   encoder ??= import("numcodecs/gzip").then((m) => m.default);
   encoder.catch(() => (encoder = undefined));
   return encoder;
-}
-
-async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
-  // A Response's body rather than a Blob's stream: about a third faster in Chromium.
-  const body = new Response(bytes as unknown as BodyInit).body!.pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(body).arrayBuffer());
 }
 
 export const GzipCodec = {
@@ -31,7 +26,6 @@ export const GzipCodec = {
     return {
       kind: "bytes_to_bytes" as const,
       encode: async (bytes: Uint8Array) => new (await loadEncoder())(level).encode(bytes),
-      decode: gunzip,
     };
   },
 };

@@ -1,10 +1,10 @@
 // The package's own read path: `get`, a drop-in for zarr.get. Each array's access (its layout
 // read by the wasm from the exact metadata text of js/metadata.ts, its reader, and the steps
 // in wasm from a chunk's stored bytes to what the reader takes), then one read loop: chunks
-// fetched through the array's store (js/fetch.ts), paced (js/schedule.ts), and decoded by an
-// executor, on this thread or in a pool's workers, which has the wasm decode each chunk's
-// selected box a tile at a time and copies each tile once into its place in the output
-// (js/place.ts, shared with the workers).
+// fetched through the array's store (js/fetch.ts), paced and cut into the event loop's turns
+// (js/schedule.ts), and decoded by an executor, on this thread or in a pool's workers, which
+// has the wasm decode each chunk's selected box a tile at a time and copies each tile once into
+// its place in the output (js/place.ts, shared with the workers).
 import * as zarr from "zarrita";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
 import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched } from "./fetch.js";
@@ -21,7 +21,7 @@ import {
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { ModuleKind } from "./protocol.js";
-import { limiter, poolOf, progress, untilAborted } from "./schedule.js";
+import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
@@ -377,7 +377,11 @@ async function readInto<R extends TileReader>(
   return { data: await run.finish(), shape: plan.shape, stride: cOrderStrides(plan.shape) };
 }
 
-/** The executor that decodes on this thread, into `options.out` or a new output. */
+/**
+ * The executor that decodes on this thread, into `options.out` or a new output: each chunk in
+ * its turn with the event loop (see `inTurn`), so that a long read leaves a page its frames,
+ * input and timers, and an abort lands at once.
+ */
 function onThisThread<R extends TileReader>(
   a: ArrayAccess<R>,
   plan: Plan,
@@ -386,14 +390,21 @@ function onThisThread<R extends TileReader>(
   fill: Uint8Array,
 ): Executor {
   const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+  const signal = options.signal;
   return {
     concurrency: DEFAULT_CONCURRENCY,
     holdsPlace: false,
-    async place(box, bytes) {
-      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-      placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, runsOf(plan, box, out));
-    },
-    fill: (box) => fillRuns(fill, runsOf(plan, box, out)),
+    place: (box, bytes) =>
+      inTurn(() => {
+        signal?.throwIfAborted();
+        // Unpacked and placed with nothing awaited between: the view is of wasm memory.
+        placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, runsOf(plan, box, out));
+      }),
+    fill: (box) =>
+      inTurn(() => {
+        signal?.throwIfAborted();
+        fillRuns(fill, runsOf(plan, box, out));
+      }),
     finish: async () => out,
     abort: () => {},
   };

@@ -1,5 +1,6 @@
-// When a read's work runs: tasks of the event loop, fetches paced a few at a time, progress,
-// aborts, and the pool a read's options ask for.
+// When a read's work runs: tasks of the event loop, fetches paced a few at a time, this thread's
+// work cut into slices that leave the event loop its turn, progress, aborts, and the pool a
+// read's options ask for.
 import { codedError } from "./errors.js";
 import { defaultPool, WorkerPool } from "./pool.js";
 
@@ -45,6 +46,63 @@ export function limiter(n: number) {
       else active--;
     }
   };
+}
+
+/**
+ * How long this thread works on reads before the event loop gets a turn: half a frame at 60 Hz,
+ * so that a page still draws every frame and answers input and timers (an abort, say) within one.
+ */
+export const SLICE_MS = 8;
+
+/** When this thread's current slice of read work began; undefined once its task has ended. */
+let sliceStart: number | undefined;
+/** How long the last piece of work took: what the next one is expected to take. */
+let expected = 0;
+/** Pieces of work waiting for their turn, first come first served, and those told to go. */
+const waitingTurns: (() => void)[] = [];
+let going = 0;
+
+function roomInSlice(): boolean {
+  return sliceStart === undefined || performance.now() - sliceStart + expected <= SLICE_MS;
+}
+
+/**
+ * Runs `work` (a chunk's decode, say) on this thread in turn with the event loop, for every read
+ * at once. A store that answers from memory resolves each fetch in a microtask, so without this
+ * a whole read would run in one task. A piece of work with no slice open begins one and queues
+ * the task that ends it; a piece that would take the slice past SLICE_MS (if it takes as long as
+ * the last one did) waits in line, and the task that ends the slice lets the first in line go
+ * in the next one. Only one waiting piece is woken at a time. A piece longer than the slice
+ * runs in a task of its own.
+ */
+export async function inTurn<T>(work: () => T): Promise<T> {
+  if (waitingTurns.length || going || !roomInSlice()) {
+    await new Promise<void>((resolve) => waitingTurns.push(resolve));
+    going--;
+  }
+  if (sliceStart === undefined) {
+    sliceStart = performance.now();
+    void nextTask().then(() => {
+      sliceStart = undefined;
+      next();
+    });
+  }
+  const started = performance.now();
+  try {
+    return work();
+  } finally {
+    expected = performance.now() - started;
+    // The next in line goes in this slice while it has room; otherwise when the slice ends.
+    if (roomInSlice()) next();
+  }
+}
+
+/** Lets the first piece of work in line go. */
+function next(): void {
+  const first = waitingTurns.shift();
+  if (!first) return;
+  going++;
+  first();
 }
 
 /** A function to call as each of `total` chunks is done: it reports to `onProgress`. */

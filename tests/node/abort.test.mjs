@@ -1,8 +1,10 @@
 // `signal` cancels a whole read, one thread and pooled: the promise rejects with the signal's
 // reason (an AbortError) as soon as it fires, a pooled read's jobs that no worker has yet are
 // dropped (seen through pool-probe.mjs's workers), and the pool and the module go on with other
-// reads.
+// reads. A one-thread read from memory leaves the event loop its turns: a timer's abort lands
+// within 60 ms, and a 5 ms interval keeps firing through the read.
 import assert from "node:assert/strict";
+import { gzipSync } from "node:zlib";
 import { after, test } from "node:test";
 
 import * as zarr from "zarrita";
@@ -80,3 +82,88 @@ test("an aborted read rejects at once with the signal's AbortError; a pooled one
   assert.equal((await get(slow, [3, 5])), whole.data[3 * 1024 + 5]);
 });
 
+/**
+ * A 4096 x 4096 float64 array in memory in `chunk` x `chunk` chunks, stored plain or with gzip
+ * (level 1, by zlib); every chunk holds the same values, so the store is made at once.
+ */
+async function largeArray(chunk, gzip) {
+  const n = 4096;
+  const meta = {
+    zarr_format: 3, node_type: "array", shape: [n, n], data_type: "float64", fill_value: 0, attributes: {},
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [chunk, chunk] } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    codecs: [{ name: "bytes", configuration: { endian: "little" } }, ...(gzip ? [{ name: "gzip", configuration: { level: 1 } }] : [])],
+  };
+  const values = Float64Array.from({ length: chunk * chunk }, (_, i) => Math.sin(i / 1000) + (i % 7));
+  const raw = new Uint8Array(values.buffer);
+  const stored = gzip ? new Uint8Array(gzipSync(raw, { level: 1 })) : raw;
+  const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta))]]);
+  for (let i = 0; i < n / chunk; i++) for (let j = 0; j < n / chunk; j++) store.set(`/c/${i}/${j}`, stored);
+  return { arr: await zarr.open.v3(zarr.root(store), { kind: "array" }), values };
+}
+
+/** Now, as wall time and as the CPU time this process has used (ms). */
+function clocks() {
+  const { user, system } = process.cpuUsage();
+  return { wall: performance.now(), cpu: (user + system) / 1000 };
+}
+
+/**
+ * How long from `a` to `b`: the wall time, or the CPU time this process used meanwhile when
+ * that is less. A read that does not yield holds this thread through both; another process
+ * that takes the core away lengthens only the wall time.
+ */
+const span = (a, b) => Math.min(b.wall - a.wall, b.cpu - a.cpu);
+
+/**
+ * One whole read with a 5 ms interval running, then one aborted from a timer a quarter into it:
+ * what failed of the bounds (empty when all held) and the figures.
+ */
+async function turnsOfRead(arr) {
+  const ticks = [];
+  const interval = setInterval(() => ticks.push(clocks()), 5);
+  const start = clocks();
+  await get(arr);
+  const end = clocks();
+  clearInterval(interval);
+  const times = [start, ...ticks.filter((t) => t.wall < end.wall), end];
+  const gaps = times.slice(1).map((t, i) => span(times[i], t));
+  const longest = Math.max(...gaps);
+  const failed = [];
+  // The interval fires every 20 ms on average (a frame has its turn), and never waits as long
+  // as the abort's bound.
+  if (gaps.length < span(start, end) / 20) failed.push("the interval fired less than every 20 ms");
+  if (longest >= 60) failed.push("the interval waited 60 ms or more");
+  // The abort lands within 60 ms of the time its timer was due (then, or as soon after as the
+  // read let the timer fire): the read works all along, so its wall and CPU time from the
+  // timer's start run `delay` ms until then.
+  const controller = new AbortController();
+  const delay = Math.max(5, Math.round((end.wall - start.wall) / 4));
+  const set = clocks();
+  setTimeout(() => controller.abort(), delay);
+  const { error } = await settled(get(arr, null, { signal: controller.signal }));
+  const late = span(set, clocks()) - delay;
+  if (error?.name !== "AbortError") failed.push(`the aborted read ended with ${error ?? "its values"}`);
+  if (late >= 60) failed.push("the abort landed 60 ms or more after its timer was due");
+  const figures = `${ticks.length} ticks in a ${(end.wall - start.wall).toFixed(0)} ms read, the longest gap ${longest.toFixed(1)} ms; ` +
+    `the abort landed ${late.toFixed(1)} ms after its timer was due`;
+  return { failed, figures };
+}
+
+for (const [chunk, gzip] of [[256, true], [512, true], [256, false], [512, false]]) {
+  test(`a one-thread read of 4096 x 4096 float64 in ${chunk} x ${chunk} ${gzip ? "gzip" : "plain"} chunks, in memory, leaves the event loop its turns`, async () => {
+    const { arr, values } = await largeArray(chunk, gzip);
+    // Once untimed: the modules' memory grown, the code compiled.
+    const first = await get(arr);
+    assert.equal(first.data[4097 * (chunk + 3)], values[3 * chunk + 3]);
+    // Up to three tries, for a pause of this process's own (a collection, say); a read that does
+    // not yield fails every time.
+    const tries = [];
+    for (let i = 0; i < 3; i++) {
+      const { failed, figures } = await turnsOfRead(arr);
+      if (!failed.length) return;
+      tries.push(`${failed.join(", ")} (${figures})`);
+    }
+    assert.fail(tries.join("; "));
+  });
+}

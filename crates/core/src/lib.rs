@@ -76,12 +76,6 @@ impl ArrayToArrayCodec {
         scalar_to_js(self.inner.encoded_fill)
     }
 
-    /// Whether decode is done by the next codec in one pass (this one passes chunks through).
-    #[wasm_bindgen(getter, js_name = decodePassesThrough)]
-    pub fn decode_passes_through(&self) -> bool {
-        matches!(self.inner.decode, DecodeMode::PassThrough)
-    }
-
     /// Encodes a typed array of the input type; returns a typed array of the encoded type.
     pub fn encode(&self, data: &JsValue) -> Result<JsValue, JsValue> {
         let bytes = self.chunk_bytes(data, self.inner.input)?;

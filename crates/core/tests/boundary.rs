@@ -2,7 +2,7 @@
 //! arrays, errors arrive as `Error`s with a `code`, and the instance keeps working after them.
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Float64Array, Reflect, Uint8Array};
+use js_sys::{Float64Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use zarr_wasm_codecs_core::{ArrayToArrayCodec, CodecChain};
@@ -94,7 +94,6 @@ fn codec_pair_fuses_and_hands_on_encoded_metadata() {
         "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
       {"name": "bytes"}]"#;
     let so = ArrayToArrayCodec::new(codecs, 0, "float64", "\"NaN\"", 3).expect("scale_offset");
-    assert!(so.decode_passes_through());
     assert_eq!(so.encoded_data_type(), "float64");
     assert!(so.encoded_fill_value().as_f64().expect("number").is_nan());
     let cv = ArrayToArrayCodec::new(codecs, 1, "float64", "\"NaN\"", 3).expect("cast_value");
@@ -107,6 +106,8 @@ fn codec_pair_fuses_and_hands_on_encoded_metadata() {
         .decode(&stored.clone().into())
         .expect("cast_value decode");
     let values = so.decode(&step).expect("scale_offset decode");
+    // The pair is fused: cast_value decoded the whole chain, and scale_offset hands its input on.
+    assert!(Object::is(&values, &step));
     let chain = CodecChain::new(&DESIGN.replace("[4]", "[3]")).expect("chain");
     let whole = chain.decode(&stored.to_vec()).expect("chain decode");
     let a = values.dyn_into::<Float64Array>().expect("f64").to_vec();
