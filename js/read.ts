@@ -94,7 +94,6 @@ export function concurrencyOf(options: GetOptions, fallback: number): number {
  * held to the Rust side's by tests/node/layout-contract.test.mjs.
  */
 export interface Layout {
-  zarr_format: 2 | 3;
   data_type: string;
   shape: number[];
   chunk_shape: number[];
@@ -104,8 +103,6 @@ export interface Layout {
   codecs: CodecMeta[];
   /** null where the compress module runs `codecs`, else why zarrita's registry does. */
   codecs_fallback: string | null;
-  /** For each of `codecs`, whether the compress module encodes it (writes). */
-  codecs_encode_wasm: boolean[];
   /** What the bytes -> bytes codecs receive: the data type and chunk shape laid out as bytes. */
   stored_data_type: string;
   stored_chunk_shape: number[];
@@ -118,10 +115,6 @@ export interface Layout {
   serializer: null | { codec: CodecMeta; module: WholeChunkModule; data_type: string; chunk_shape: number[] };
   /** The size of an (inner) chunk once `codecs` are undone, where every chunk has the same. */
   decoded_bytes: number | null;
-  /** The size of one (inner) chunk as the reader takes it (after `codecs` and `serializer`). */
-  chunk_bytes: number;
-  /** Whether a transpose lays the chunks out in another order than C (zarr v2's order F). */
-  transposed: boolean;
   /** Whether `set` writes the array on the package's own path (else through zarr.set). */
   writes_here: boolean;
   shard: null | {

@@ -15,6 +15,7 @@ import { type ArrayAccess, coreAccess, type Layout, stage } from "./read.js";
 import { progress } from "./schedule.js";
 import { type Box, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
+import { CODECS } from "./wasm/tables.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
 type Scalar = number | bigint | boolean;
@@ -145,8 +146,8 @@ function overlay(chunk: TypedArray, chunkShape: number[], box: Box, plan: Plan, 
  */
 async function encoders(layout: Layout) {
   const out = [];
-  for (const [i, meta] of layout.codecs.entries()) {
-    if (layout.codecs_encode_wasm[i]) {
+  for (const meta of layout.codecs) {
+    if (layout.codecs_fallback === null && CODECS.find((row) => row.v3_names.includes(meta.name))?.encodes_in_wasm) {
       const { decoder } = await stage({ kind: "compress", codecs: JSON.stringify([meta]), itemSize: layout.stored_item_size });
       out.push({ encode: (bytes: Uint8Array) => decoder.encode!(bytes) });
       continue;

@@ -222,10 +222,8 @@ fn sharded_layouts_and_fallbacks() {
         r#"{"chunk_shape":[32,32],"codec":{"configuration":{"mode":"reversible"},"name":"zfp"},"data_type":"int32","module":"zfp"}"#
     );
     assert_eq!(layout.stored_chunk_shape(), [32, 32]);
-    assert_eq!(
-        json.get("chunk_bytes").and_then(|v| v.as_u64()),
-        Some(32 * 32 * 4)
-    );
+    // Before a whole-chunk serializer a chunk's size after its bytes -> bytes codecs varies.
+    assert!(json.get("decoded_bytes").is_some_and(|v| v.is_null()));
     assert_eq!(layout.compressors.len(), 1);
     let pcodec = parse(
         r#"{"zarr_format": 3, "node_type": "array", "shape": [5, 7, 9], "data_type": "float32",

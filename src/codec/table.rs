@@ -43,6 +43,12 @@ impl BytesCodec {
             _ => std::mem::discriminant(&self) == std::mem::discriminant(&other),
         }
     }
+
+    /// Whether the compress module encodes this codec (`BytesCodec::encode`; the others are
+    /// written through zarrita's registry).
+    pub fn encodes_in_wasm(self) -> bool {
+        matches!(self, BytesCodec::Checksum(..) | BytesCodec::Shuffle(_))
+    }
 }
 
 /// The three kinds of zarr v3 codecs, in the order a chain has them.
@@ -252,6 +258,10 @@ pub fn to_json() -> crate::json::Value {
                         module(r).map_or(Value::Null, |m| Value::from(m.name())),
                     ),
                     ("zarrita", zarrita(r).map_or(Value::Null, Value::from)),
+                    (
+                        "encodes_in_wasm",
+                        Value::Bool(matches!(r.runs, Runs::Compress(c) if c.encodes_in_wasm())),
+                    ),
                 ])
             })
             .collect(),

@@ -591,7 +591,6 @@ impl ArrayLayout {
         let chunk_bytes = self.chain.len() * self.stored_item_size();
         let chunks = &self.compressor_stage;
         Value::object([
-            ("zarr_format", Value::from(u64::from(self.zarr_format))),
             ("data_type", Value::from(self.data_type().name())),
             (
                 "shape",
@@ -602,10 +601,6 @@ impl ArrayLayout {
             ("key_separator", Value::from(self.key.separator.as_str())),
             ("codecs", chunks.codecs.clone()),
             ("codecs_fallback", chunks.fallback_json()),
-            (
-                "codecs_encode_wasm",
-                Value::Array(chunks.encode_wasm.iter().map(|&b| Value::Bool(b)).collect()),
-            ),
             // What the bytes -> bytes codecs receive, for those zarrita's registry runs.
             (
                 "stored_data_type",
@@ -627,8 +622,6 @@ impl ArrayLayout {
                     Value::from(chunk_bytes as u64)
                 },
             ),
-            ("chunk_bytes", Value::from(chunk_bytes as u64)),
-            ("transposed", Value::Bool(self.order.is_some())),
             ("writes_here", Value::Bool(self.writes_here())),
             ("shard", shard),
             (
@@ -656,28 +649,15 @@ pub struct BytesStage {
     pub codecs: Value,
     /// `None` where the compress module runs them all, else why zarrita's registry does.
     pub fallback: Option<String>,
-    /// For each codec, whether the compress module encodes it (for writes).
-    pub encode_wasm: Vec<bool>,
 }
 
 impl BytesStage {
     /// The stage for `list`.
     pub fn new(list: &[Value]) -> Result<Self> {
         let fallback = BytesChain::not_in_wasm(list)?;
-        let encode_wasm = list
-            .iter()
-            .map(|c| {
-                let codec = c
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .and_then(crate::codec::bytes_to_bytes::BytesCodec::from_v3_name);
-                fallback.is_none() && codec.is_some_and(|c| c.encodes_in_wasm())
-            })
-            .collect();
         Ok(Self {
             codecs: Value::Array(list.to_vec()),
             fallback,
-            encode_wasm,
         })
     }
 

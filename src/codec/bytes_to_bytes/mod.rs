@@ -179,11 +179,6 @@ impl BytesCodec {
             _ => return None,
         })
     }
-
-    /// Whether [`BytesCodec::encode`] encodes this codec (known without the kernels).
-    pub fn encodes_in_wasm(self) -> bool {
-        matches!(self, BytesCodec::Checksum(..) | BytesCodec::Shuffle(_))
-    }
 }
 
 /// The most bytes a decompressor with no known output size may produce (1 GiB): a damaged or
