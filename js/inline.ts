@@ -4,13 +4,9 @@
 // to the copies: a build that does not import it emits none. Each copy is its own dynamic
 // import, so a page downloads only the copies of the modules it uses.
 import { useInlineWasm } from "./load.js";
+// Written by scripts/build.mjs from the module crates (its type says which modules it has).
+import copies from "./wasm/inline_copies.js";
 
-useInlineWasm({
-  core: () => import("./wasm/zarr_wasm_codecs_inline.js"),
-  zfp: () => import("./wasm/zarr_wasm_codecs_zfp_inline.js"),
-  packing: () => import("./wasm/zarr_wasm_codecs_packing_inline.js"),
-  compress: () => import("./wasm/zarr_wasm_codecs_compress_inline.js"),
-  pcodec: () => import("./wasm/zarr_wasm_codecs_pcodec_inline.js"),
-});
+useInlineWasm(copies);
 
 export * from "./index.js";
