@@ -562,7 +562,7 @@ fn check_layout(c: &Case, layout: &ArrayLayout, zarray: &Value, order: Option<&[
         "{name}"
     );
     assert_eq!(
-        layout.compressor_stage.fallback.is_none(),
+        layout.compressors_fallback.is_none(),
         name != "bz2",
         "{name}"
     );

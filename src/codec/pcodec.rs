@@ -118,10 +118,6 @@ impl WholeChunkCodec for PcodecChunks {
         self.pcodec.data_type
     }
 
-    fn len(&self) -> usize {
-        self.count
-    }
-
     fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>> {
         check_chunk_bytes(raw, self.count, self.pcodec.data_type)?;
         self.pcodec.encode(raw)

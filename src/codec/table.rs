@@ -230,8 +230,9 @@ fn zarrita(r: &CodecRow) -> Option<&'static str> {
 }
 
 /// The table as JSON, for the JavaScript side (scripts/build.mjs writes it into the package as
-/// `wasm/codec_table.js`): each row's names, kind, and the module that runs it (null for a
-/// codec zarrita's registry runs, or the layout reads). `registerCodecs` and the zarr.get
+/// `wasm/tables.js`, through examples/tables.rs): each row's names, kind, the module that runs
+/// it (null for a codec zarrita's registry runs, or the layout reads), and whether the compress
+/// module encodes it. `registerCodecs` and the zarr.get
 /// wrappers take their names from it.
 pub fn to_json() -> crate::json::Value {
     use crate::json::Value;

@@ -16,11 +16,6 @@ use crate::json::Value;
 pub trait WholeChunkCodec: Send + Sync {
     /// The data type it receives.
     fn data_type(&self) -> DataType;
-    /// The values in one chunk.
-    fn len(&self) -> usize;
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
     /// The stream of a chunk's values, given as their little-endian bytes (checked to be one
     /// chunk's).
     fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>>;

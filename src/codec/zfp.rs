@@ -78,10 +78,6 @@ impl WholeChunkCodec for Zfp {
         self.dtype
     }
 
-    fn len(&self) -> usize {
-        self.len
-    }
-
     fn encode_bytes(&self, raw: &[u8]) -> Result<Vec<u8>> {
         check_chunk_bytes(raw, self.len, self.dtype)?;
         self.encode(&ArrayData::from_le_bytes(self.dtype, raw)?)

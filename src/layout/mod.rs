@@ -10,6 +10,7 @@
 pub mod v2;
 
 use crate::array::ArrayData;
+use crate::codec::bytes::{check_byte_length, ReadInt};
 use crate::codec::bytes_to_bytes::BytesChain;
 use crate::codec::region::{transposed_strides, Span};
 use crate::codec::table::{self, Kind, Module, Runs};
@@ -33,8 +34,9 @@ pub struct ShardLayout {
     pub index_endian: Endian,
     /// The index's bytes -> bytes codecs (e.g. crc32c), in encode order.
     pub index_compressors: Vec<Value>,
-    /// How the read path runs `index_compressors`.
-    pub index_stage: BytesStage,
+    /// `None` where the compress module runs `index_compressors`, else why zarrita's registry
+    /// does.
+    pub index_fallback: Option<String>,
     pub index_at_end: bool,
 }
 
@@ -49,8 +51,8 @@ pub struct ArrayLayout {
     pub chain: Chain,
     /// The (inner) chunk's bytes -> bytes codecs, in encode order.
     pub compressors: Vec<Value>,
-    /// How the read path runs `compressors`.
-    pub compressor_stage: BytesStage,
+    /// `None` where the compress module runs `compressors`, else why zarrita's registry does.
+    pub compressors_fallback: Option<String>,
     /// An array -> bytes codec that the read path runs on whole chunks in a wasm module of its
     /// own (a [`Runs::WholeChunk`] row): a chunk's stream decodes to the chunk's values as
     /// little-endian bytes, which `chain` (ending in `bytes`, little-endian) then reads.
@@ -197,13 +199,12 @@ pub fn open(meta: &Value) -> Result<Opened> {
                 .and_then(Value::as_array)
                 .ok_or_else(|| invalid("sharding_indexed has no codecs list"))?;
             check_order(inner_codecs)?;
-            // The index's values are uint64.
-            let index_stage = BytesStage::new(&index_compressors)?;
+            let index_fallback = BytesChain::not_in_wasm(&index_compressors)?;
             let shard = ShardLayout {
                 inner_chunk_shape: inner.clone(),
                 index_endian,
                 index_compressors,
-                index_stage,
+                index_fallback,
                 index_at_end,
             };
             (inner_codecs.as_slice(), inner, Some(shard))
@@ -215,9 +216,9 @@ pub fn open(meta: &Value) -> Result<Opened> {
         Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
     let chain = Chain::new(data_type, fill, &Value::Array(split.chain), &chunk_shape)?;
-    let compressor_stage = BytesStage::new(&split.compressors)?;
+    let compressors_fallback = BytesChain::not_in_wasm(&split.compressors)?;
     Ok(Opened::Layout(Box::new(ArrayLayout {
-        compressor_stage,
+        compressors_fallback,
         shape,
         grid_chunk_shape,
         key,
@@ -268,11 +269,6 @@ fn runs_of(codec: &Value) -> Option<Runs> {
     table::by_v3_name(codec.get("name")?.as_str()?).map(|r| r.runs)
 }
 
-/// A codec's kind, for the codecs whose kind the table knows (others: `None`).
-pub(crate) fn kind_of(name: &str) -> Option<Kind> {
-    table::kind_of(name)
-}
-
 /// Refuses a codec list whose known codecs are out of zarr v3's order (array -> array codecs,
 /// exactly one array -> bytes codec, then bytes -> bytes codecs), as zarr-python does: such a
 /// chain would otherwise be read as something it does not say (e.g. a whole-chunk codec before
@@ -284,7 +280,7 @@ fn check_order(codecs: &[Value]) -> Result<()> {
     let mut known = true;
     for codec in codecs {
         let (name, _) = codec_name_and_config(codec)?;
-        match (kind_of(name), serializer) {
+        match (table::kind_of(name), serializer) {
             (None, _) => known = false,
             (Some(Kind::ArrayToArray), Some(before)) => {
                 return Err(invalid(format!(
@@ -562,7 +558,6 @@ impl ArrayLayout {
         let shard = match &self.shard {
             None => Value::Null,
             Some(s) => {
-                let index = &s.index_stage;
                 let decoded = 16 * self.chunks_per_shard();
                 Value::object([
                     ("chunk_shape", dims_json(&s.inner_chunk_shape)),
@@ -574,8 +569,8 @@ impl ArrayLayout {
                             "little"
                         }),
                     ),
-                    ("index_codecs", index.codecs.clone()),
-                    ("index_fallback", index.fallback_json()),
+                    ("index_codecs", Value::Array(s.index_compressors.clone())),
+                    ("index_fallback", fallback_json(&s.index_fallback)),
                     ("index_decoded_bytes", Value::from(decoded as u64)),
                     // The index's stored size, where its codecs fix it (bytes, crc32c).
                     (
@@ -589,7 +584,6 @@ impl ArrayLayout {
         };
         let fill_bytes = self.fill_value().to_le_bytes();
         let chunk_bytes = self.chain.len() * self.stored_item_size();
-        let chunks = &self.compressor_stage;
         Value::object([
             ("data_type", Value::from(self.data_type().name())),
             (
@@ -599,8 +593,8 @@ impl ArrayLayout {
             ("chunk_shape", dims_json(&self.grid_chunk_shape)),
             ("key_v2", Value::Bool(self.key.v2)),
             ("key_separator", Value::from(self.key.separator.as_str())),
-            ("codecs", chunks.codecs.clone()),
-            ("codecs_fallback", chunks.fallback_json()),
+            ("codecs", Value::Array(self.compressors.clone())),
+            ("codecs_fallback", fallback_json(&self.compressors_fallback)),
             // What the bytes -> bytes codecs receive, for those zarrita's registry runs.
             (
                 "stored_data_type",
@@ -641,29 +635,9 @@ fn dims_json(d: &[usize]) -> Value {
     Value::Array(d.iter().map(|&x| Value::from(x as u64)).collect())
 }
 
-/// A list of bytes -> bytes codecs as the read and write paths run it, decided from the codec
-/// table when the layout is read.
-#[derive(Debug, Clone)]
-pub struct BytesStage {
-    /// The codecs, as written.
-    pub codecs: Value,
-    /// `None` where the compress module runs them all, else why zarrita's registry does.
-    pub fallback: Option<String>,
-}
-
-impl BytesStage {
-    /// The stage for `list`.
-    pub fn new(list: &[Value]) -> Result<Self> {
-        let fallback = BytesChain::not_in_wasm(list)?;
-        Ok(Self {
-            codecs: Value::Array(list.to_vec()),
-            fallback,
-        })
-    }
-
-    fn fallback_json(&self) -> Value {
-        self.fallback.as_deref().map_or(Value::Null, Value::from)
-    }
+/// Why zarrita's registry runs a list of codecs, or null where the compress module does.
+fn fallback_json(fallback: &Option<String>) -> Value {
+    fallback.as_deref().map_or(Value::Null, Value::from)
 }
 
 /// A shard index (after its bytes -> bytes codecs) read into its `count` entries, each the
@@ -675,24 +649,12 @@ pub fn shard_index_entries(bytes: &[u8], endian: Endian, count: usize) -> Result
         codec: "sharding_indexed",
         message,
     };
-    if Some(bytes.len()) != count.checked_mul(16) {
-        return Err(Error::ChunkLength {
-            what: "shard index bytes",
-            expected: count.saturating_mul(16),
-            actual: bytes.len(),
-        });
-    }
+    check_byte_length(bytes.len(), count.saturating_mul(2), DataType::UInt64)?;
     const EXACT: u64 = 1 << 53;
     let mut out = Vec::with_capacity(2 * count);
     for (i, entry) in bytes.chunks_exact(16).enumerate() {
-        let read = |b: &[u8]| {
-            let b: [u8; 8] = b.try_into().unwrap_or_default();
-            match endian {
-                Endian::Little => u64::from_le_bytes(b),
-                Endian::Big => u64::from_be_bytes(b),
-            }
-        };
-        let (offset, length) = (read(&entry[..8]), read(&entry[8..]));
+        let offset = u64::read(&entry[..8], endian);
+        let length = u64::read(&entry[8..], endian);
         match (offset, length) {
             (u64::MAX, u64::MAX) => out.extend([u64::MAX as f64; 2]),
             (u64::MAX, _) | (_, u64::MAX) => {

@@ -2,8 +2,9 @@
 //! the stored bytes of one chunk (or shard index) into the bytes the array -> bytes codec reads.
 //!
 //! Each codec is one kernel file here and one row of the codec table
-//! ([`crate::codec::table::CODECS`]), which gives its names and configuration keys. Decoding is told the size the chunk must decode to where it is known, so that a
-//! header declaring another size is refused before anything is allocated for it.
+//! ([`crate::codec::table::CODECS`]), which gives its names and configuration keys. Decoding
+//! is told the size the chunk must decode to where it is known, so that a header declaring
+//! another size is refused before anything is allocated for it.
 
 // The kernels; the table and the chain's reading are there without them (the core module
 // reads layouts with the table, the compress module decodes).
@@ -142,6 +143,17 @@ impl BytesCodec {
         }
     }
 
+    /// Encodes `input`, for the codecs the package writes in wasm (the others are written
+    /// through zarrita's registry): `None` for a codec it does not encode.
+    #[cfg(feature = "compress")]
+    pub fn encode(self, input: &[u8]) -> Option<Result<Vec<u8>>> {
+        Some(match self {
+            BytesCodec::Checksum(sum, place) => Ok(checksum32::append(sum, place, input)),
+            BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
+            _ => return None,
+        })
+    }
+
     /// Decodes `input`. `expected`: the size the output must have, where it is known; without
     /// it the output may not exceed `limit` bytes.
     #[cfg(feature = "compress")]
@@ -165,19 +177,6 @@ impl BytesCodec {
             }),
             _ => Ok(out),
         }
-    }
-}
-
-impl BytesCodec {
-    /// Encodes `input`, for the codecs the package writes in wasm (the others are written
-    /// through zarrita's registry): `None` for a codec it does not encode.
-    #[cfg(feature = "compress")]
-    pub fn encode(self, input: &[u8]) -> Option<Result<Vec<u8>>> {
-        Some(match self {
-            BytesCodec::Checksum(sum, place) => Ok(checksum32::append(sum, place, input)),
-            BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
-            _ => return None,
-        })
     }
 }
 
@@ -237,6 +236,20 @@ impl BytesChain {
         self.codecs.is_empty()
     }
 
+    /// Encodes raw bytes through every codec, first first, where each encodes in wasm
+    /// ([`BytesCodec::encode`]); `None` when one does not.
+    #[cfg(feature = "compress")]
+    pub fn encode(&self, raw: &[u8]) -> Option<Result<Vec<u8>>> {
+        let mut bytes: Option<Vec<u8>> = None;
+        for c in &self.codecs {
+            bytes = Some(match c.encode(bytes.as_deref().unwrap_or(raw))? {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e)),
+            });
+        }
+        Some(Ok(bytes.unwrap_or_else(|| raw.to_vec())))
+    }
+
     /// Undoes the codecs, last first. `expected`: the size the result must have, if known.
     #[cfg(feature = "compress")]
     pub fn decode(&self, stored: &[u8], expected: Option<usize>) -> Result<Vec<u8>> {
@@ -255,22 +268,6 @@ impl BytesChain {
             bytes = Some(c.decode(input, size, DEFAULT_LIMIT)?);
         }
         Ok(bytes.unwrap_or_else(|| stored.to_vec()))
-    }
-}
-
-impl BytesChain {
-    /// Encodes raw bytes through every codec, first first, where each encodes in wasm
-    /// ([`BytesCodec::encode`]); `None` when one does not.
-    #[cfg(feature = "compress")]
-    pub fn encode(&self, raw: &[u8]) -> Option<Result<Vec<u8>>> {
-        let mut bytes = raw.to_vec();
-        for c in &self.codecs {
-            bytes = match c.encode(&bytes)? {
-                Ok(b) => b,
-                Err(e) => return Some(Err(e)),
-            };
-        }
-        Some(Ok(bytes))
     }
 }
 
