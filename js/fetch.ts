@@ -40,6 +40,23 @@ export function chunkKey(layout: Omit<KeyLayout, "shard">, coords: number[]): st
   return ["c", ...coords].join(sep);
 }
 
+/**
+ * A bytes -> bytes codec from zarrita's registry (one the compress module does not run here),
+ * built from the representation it receives: the data type and chunk shape the array -> bytes
+ * codec lays out, as zarr-python hands them; undefined when the registry lacks it.
+ */
+export async function registryCodec(
+  meta: { name: string; configuration?: unknown },
+  list: unknown[],
+  dataType: string,
+  shape: number[],
+): Promise<Required<Pick<BytesCodec, "encode">> & BytesCodec | undefined> {
+  const load = zarr.registry.get(meta.name);
+  if (!load) return undefined;
+  const Codec = (await load()) as unknown as { fromConfig(c: unknown, m: unknown): Required<Pick<BytesCodec, "encode">> & BytesCodec };
+  return Codec.fromConfig(meta.configuration, { dataType, shape, codecs: list, fillValue: 0 });
+}
+
 /** Undoes bytes -> bytes codecs, last first. */
 export async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Promise<Uint8Array> {
   for (let i = codecs.length - 1; i >= 0; i--) bytes = await codecs[i].decode(bytes);

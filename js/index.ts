@@ -6,7 +6,7 @@ import { GzipCodec } from "./gzip.js";
 import { exactJson, numberJson } from "./json.js";
 import type { ArrayBytesCodec } from "./array-bytes.js";
 import { type Bindings, loadModule, loadWasm } from "./load.js";
-import { MODULES, type WholeChunkModule } from "./modules.js";
+import { stepClass, type WholeChunkModule } from "./modules.js";
 import { CODECS } from "./wasm/tables.js";
 import { isOurs, markOurs } from "./registry.js";
 
@@ -64,7 +64,7 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
         const module = row.module as WholeChunkModule;
         ours(name, async () => {
           const [{ arrayToBytesEntry }, glue] = await Promise.all([import("./array-bytes.js"), loadModule(module)]);
-          return arrayToBytesEntry((MODULES[module].step as (g: unknown) => ArrayBytesCodec)(glue));
+          return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec);
         });
       } else if (row.zarrita === "compress") {
         // zarrita's own codec (numcodecs.js), decoding in the compress module (zarr.get too).

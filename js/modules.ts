@@ -1,10 +1,10 @@
 // The package's wasm modules, one row each (a crate under crates/; scripts/build.mjs names its
 // glue and .wasm file): how its glue is imported and where its .wasm file is, and for a module
 // that runs a step of a chunk's decoding, its class. Loading (load.ts), the read path's steps
-// (read.ts, place.ts), the worker protocol and the worker read this table. The inline entry
-// ("zarr-wasm-codecs/inline") keeps its own list of the base64 copies, keyed by the same
-// names, so that no other build refers to them. Each closure holds the literal `import(...)`
-// and `new URL(..., import.meta.url)` that bundlers look for.
+// (read.ts, place.ts), the zarrita adapter, the worker protocol and the worker read this table.
+// The inline entry ("zarr-wasm-codecs/inline") imports its own list of the base64 copies, which
+// the build writes keyed by the same names, so that no other build refers to them. Each closure
+// holds the literal `import(...)` and `new URL(..., import.meta.url)` that bundlers look for.
 import * as core from "./wasm/zarr_wasm_codecs.js";
 
 export const MODULES = {
@@ -42,6 +42,11 @@ export type GlueOf<M extends ModuleName> = Awaited<ReturnType<(typeof MODULES)[M
 
 /** The modules that run a step of a chunk's decoding (they have a class for it). */
 export type StepModule = { [M in ModuleName]: (typeof MODULES)[M] extends { step: unknown } ? M : never }[ModuleName];
+
+/** A step module's class, from its glue (its row's `step`). */
+export function stepClass(name: StepModule, glue: unknown): unknown {
+  return (MODULES[name].step as (glue: unknown) => unknown)(glue);
+}
 
 /** The modules whose class decodes a chunk whole (every step module but the compress module). */
 export type WholeChunkModule = Exclude<StepModule, "compress">;

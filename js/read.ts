@@ -7,12 +7,12 @@
 // its place in the output (js/place.ts, shared with the workers).
 import * as zarr from "zarrita";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
-import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched } from "./fetch.js";
+import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched, registryCodec } from "./fetch.js";
 import {
   type Bindings, type PackingBindings, compiledOf, loadModule, loadWasm, memoryOf,
 } from "./load.js";
 import { metadataText } from "./metadata.js";
-import { MODULES, type WholeChunkModule } from "./modules.js";
+import { stepClass, type WholeChunkModule } from "./modules.js";
 import { isNode } from "./node.js";
 import { readByZarrita } from "./open.js";
 import {
@@ -99,7 +99,7 @@ export interface Layout {
   chunk_shape: number[];
   key_v2: boolean;
   key_separator: string;
-  /** The (inner) chunk's bytes -> bytes codecs, configured as the compress module reads them. */
+  /** The (inner) chunk's bytes -> bytes codecs, as written. */
   codecs: CodecMeta[];
   /** null where the compress module runs `codecs`, else why zarrita's registry does. */
   codecs_fallback: string | null;
@@ -169,8 +169,7 @@ export interface Stage {
 /** A step, built with its module's class (its row of the module table). */
 export async function stage(spec: StageSpec): Promise<Stage> {
   const wasm = await loadModule(spec.kind);
-  const Class = (MODULES[spec.kind].step as (glue: unknown) => unknown)(wasm);
-  return { spec, decoder: stageOf(spec, Class), memory: memoryOf(wasm), module: compiledOf(wasm) };
+  return { spec, decoder: stageOf(spec, stepClass(spec.kind, wasm)), memory: memoryOf(wasm), module: compiledOf(wasm) };
 }
 
 /** The compress module's step for a list of bytes -> bytes codecs. */
@@ -180,18 +179,12 @@ function compressStage(codecs: CodecMeta[], itemSize: number, expected: number |
 
 let accessKeys = 0;
 
-/**
- * Bytes -> bytes codecs from zarrita's registry (those the layout says the compress module
- * does not run), each built from the representation it receives: the data type and chunk
- * shape the array -> bytes codec lays out, as zarr-python hands them.
- */
+/** Bytes -> bytes codecs from zarrita's registry (those the layout says the compress module does not run). */
 async function bytesCodecs(list: CodecMeta[], dataType: string, chunkShape: number[]): Promise<BytesCodec[] | string> {
   const out: BytesCodec[] = [];
   for (const meta of list) {
-    const load = zarr.registry.get(meta.name);
-    if (!load) return `no codec ${meta.name} in zarrita's registry`;
-    const Codec = (await load()) as unknown as { fromConfig(c: unknown, m: unknown): BytesCodec };
-    const codec = Codec.fromConfig(meta.configuration, { dataType, shape: chunkShape, codecs: list, fillValue: 0 });
+    const codec = await registryCodec(meta, list, dataType, chunkShape);
+    if (!codec) return `no codec ${meta.name} in zarrita's registry`;
     out.push({
       decode: (bytes) => viaCodec(meta.name, "decode", () => codec.decode(bytes)),
       computeEncodedSize: codec.computeEncodedSize && ((size) => codec.computeEncodedSize!(size)),
@@ -246,7 +239,8 @@ async function access<R extends TileReader>(
     const shard = layout.shard;
     const list = shard.index_codecs;
     if (shard.index_fallback === null && shard.index_bytes !== null) {
-      const u = list.length ? await compressStage(list, 8, shard.index_decoded_bytes) : undefined;
+      // The index holds uint64 values.
+      const u = list.length ? await compressStage(list, BigUint64Array.BYTES_PER_ELEMENT, shard.index_decoded_bytes) : undefined;
       index = { bytes: shard.index_bytes, perShard, unpack: async (raw) => (u ? unpackAll([u], raw).slice() : raw) };
     } else {
       const codecs = await bytesCodecs(list, "uint64", [...perShard, 2]);

@@ -8,7 +8,7 @@ import { codedError, codedStore, fromStore, naming, viaCodec } from "./errors.js
 import { codecNames, requireRegistered } from "./open.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { GzipCodec } from "./gzip.js";
-import { chunkKey, decodeBytes } from "./fetch.js";
+import { chunkKey, decodeBytes, registryCodec } from "./fetch.js";
 import { metadataText } from "./metadata.js";
 import { filled, type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll } from "./place.js";
 import { type ArrayAccess, coreAccess, type Layout, stage } from "./read.js";
@@ -156,11 +156,8 @@ async function encoders(layout: Layout) {
       out.push(GzipCodec.fromConfig(meta.configuration as never));
       continue;
     }
-    const load = zarr.registry.get(meta.name);
-    if (!load) throw new zarr.UnknownCodecError(meta.name);
-    const Codec = (await load()) as unknown as { fromConfig(c: unknown, m?: unknown): { encode(b: Uint8Array): Uint8Array | Promise<Uint8Array> } };
-    const representation = { dataType: layout.stored_data_type, shape: layout.stored_chunk_shape, codecs: layout.codecs, fillValue: 0 };
-    const codec = Codec.fromConfig(meta.configuration, representation);
+    const codec = await registryCodec(meta, layout.codecs, layout.stored_data_type, layout.stored_chunk_shape);
+    if (!codec) throw new zarr.UnknownCodecError(meta.name);
     out.push({ encode: (bytes: Uint8Array) => viaCodec(meta.name, "encode", () => codec.encode(bytes)) });
   }
   return out;
