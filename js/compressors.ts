@@ -3,7 +3,8 @@
 // there, with the same kernels and checks as `get` and the pool; encoding, sizes and every
 // other codec stay zarrita's (numcodecs.js).
 import { loadModule, memoryOf } from "./load.js";
-import { type Decompressor, typedArrayFor, unpack } from "./place.js";
+import { type Decompressor, unpack } from "./place.js";
+import { DATA_TYPE_SIZES } from "./wasm/tables.js";
 
 interface Codec {
   kind?: string;
@@ -29,7 +30,7 @@ export function decodingInWasm(name: string, original: Loader): Loader {
         if (inner.kind === "array_to_array" || inner.kind === "array_to_bytes") return inner;
         // What the codec receives: its items' size is a shuffle's default element size.
         const dataType = (meta as { dataType?: string } | undefined)?.dataType ?? "uint8";
-        return wasmDecode(name, config, typedArrayFor(dataType)?.BYTES_PER_ELEMENT ?? 1, inner);
+        return wasmDecode(name, config, DATA_TYPE_SIZES[dataType] ?? 1, inner);
       },
     };
   };
