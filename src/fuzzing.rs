@@ -317,8 +317,8 @@ pub fn decompress(codec: crate::codec::bytes_to_bytes::BytesCodec, data: &[u8]) 
 pub fn deflate(data: &[u8]) {
     use crate::codec::bytes_to_bytes::BytesCodec;
     let codec = match data.first() {
-        Some(b) if b & 2 == 2 => BytesCodec::Zlib,
-        _ => BytesCodec::Gzip,
+        Some(b) if b & 2 == 2 => BytesCodec::Zlib { level: 1 },
+        _ => BytesCodec::Gzip { level: 1 },
     };
     decompress(codec, data);
 }

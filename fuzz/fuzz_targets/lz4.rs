@@ -3,5 +3,5 @@
 use zarr_wasm_codecs::codec::bytes_to_bytes::BytesCodec;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    zarr_wasm_codecs::fuzzing::decompress(BytesCodec::Lz4, data)
+    zarr_wasm_codecs::fuzzing::decompress(BytesCodec::from_v3_name("numcodecs.lz4").unwrap(), data)
 });

@@ -4,20 +4,70 @@
 //! this table; adding a codec is its kernel file and a row here.
 
 /// A bytes -> bytes kernel of the compress module, with what it needs of its configuration
-/// (its methods are in [`crate::codec::bytes_to_bytes`], one kernel file each).
+/// (its methods are in [`crate::codec::bytes_to_bytes`], one kernel file each). A row's value
+/// holds the configuration's defaults (numcodecs'); `configure` sets what a configuration gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BytesCodec {
-    Gzip,
-    Zlib,
-    Zstd,
-    /// numcodecs' lz4: a 4-byte little-endian decoded size, then one lz4 block.
-    Lz4,
-    /// The blosc 1 container (its header says how it was compressed).
-    Blosc,
+    /// A gzip member (RFC 1952) at this deflate level, 0 to 9.
+    Gzip { level: u8 },
+    /// A zlib stream (RFC 1950) at this deflate level, 0 to 9.
+    Zlib { level: u8 },
+    /// A zstd frame at this level (0: the library's default, 3), with or without its checksum.
+    Zstd { level: i32, checksum: bool },
+    /// numcodecs' lz4: a 4-byte little-endian decoded size, then one lz4 block. (Its
+    /// `acceleration` is read and checked; the encoder has one speed.)
+    Lz4 { acceleration: i32 },
+    /// The blosc 1 container (its header says how it was compressed; the parameters say how
+    /// to compress).
+    Blosc(BloscParams),
     /// A 32-bit checksum, stored where `Place` says (the row's value: the codec's default).
     Checksum(Checksum, Place),
     /// numcodecs' byte shuffle of elements of this many bytes (its `elementsize`).
     Shuffle(usize),
+}
+
+/// How blosc compresses: numcodecs' `Blosc` (zarr v2) and zarr v3's `blosc` configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BloscParams {
+    pub cname: BloscCompressor,
+    /// 0 (stored uncompressed) to 9.
+    pub clevel: u8,
+    pub shuffle: BloscShuffle,
+    /// The element size the shuffle and the block size work with; 0: the item size of what
+    /// the codec receives.
+    pub typesize: usize,
+    /// The decoded size of each block; 0: as c-blosc chooses it (numcodecs' default).
+    pub blocksize: usize,
+}
+
+/// The compressor inside a blosc chunk (`cname`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BloscCompressor {
+    BloscLz,
+    Lz4,
+    Lz4Hc,
+    Zlib,
+    Zstd,
+}
+
+impl BloscCompressor {
+    pub const ALL: [(&'static str, BloscCompressor); 5] = [
+        ("blosclz", BloscCompressor::BloscLz),
+        ("lz4", BloscCompressor::Lz4),
+        ("lz4hc", BloscCompressor::Lz4Hc),
+        ("zlib", BloscCompressor::Zlib),
+        ("zstd", BloscCompressor::Zstd),
+    ];
+}
+
+/// blosc's filter before compression: none, byte shuffle, bit shuffle, or numcodecs'
+/// AUTOSHUFFLE (-1: bit shuffle for one-byte elements, byte shuffle otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BloscShuffle {
+    None,
+    Byte,
+    Bit,
+    Auto,
 }
 
 /// The 32-bit checksums of the checksum codecs.
@@ -42,12 +92,6 @@ impl BytesCodec {
             (BytesCodec::Checksum(a, _), BytesCodec::Checksum(b, _)) => a == b,
             _ => std::mem::discriminant(&self) == std::mem::discriminant(&other),
         }
-    }
-
-    /// Whether the compress module encodes this codec (`BytesCodec::encode`; the others are
-    /// written through zarrita's registry).
-    pub fn encodes_in_wasm(self) -> bool {
-        matches!(self, BytesCodec::Checksum(..) | BytesCodec::Shuffle(_))
     }
 }
 
@@ -166,11 +210,12 @@ pub const CODECS: &[CodecRow] = &[
     row("vlen-bytes", &["vlen-bytes"], None, AB, Runs::Elsewhere, &[]),
     row("json2", &["json2"], None, AB, Runs::Elsewhere, &[]),
     // Bytes -> bytes.
-    row("gzip", &["gzip", "numcodecs.gzip"], Some("gzip"), BB, Runs::Compress(BytesCodec::Gzip), &["level"]),
-    row("zlib", &["numcodecs.zlib", "zlib"], Some("zlib"), BB, Runs::Compress(BytesCodec::Zlib), &["level"]),
-    row("zstd", &["zstd", "numcodecs.zstd"], Some("zstd"), BB, Runs::Compress(BytesCodec::Zstd), &["level", "checksum"]),
-    row("lz4", &["numcodecs.lz4", "lz4"], Some("lz4"), BB, Runs::Compress(BytesCodec::Lz4), &["acceleration"]),
-    row("blosc", &["blosc", "numcodecs.blosc"], Some("blosc"), BB, Runs::Compress(BytesCodec::Blosc),
+    row("gzip", &["gzip", "numcodecs.gzip"], Some("gzip"), BB, Runs::Compress(BytesCodec::Gzip { level: 1 }), &["level"]),
+    row("zlib", &["numcodecs.zlib", "zlib"], Some("zlib"), BB, Runs::Compress(BytesCodec::Zlib { level: 1 }), &["level"]),
+    row("zstd", &["zstd", "numcodecs.zstd"], Some("zstd"), BB, Runs::Compress(BytesCodec::Zstd { level: 0, checksum: false }), &["level", "checksum"]),
+    row("lz4", &["numcodecs.lz4", "lz4"], Some("lz4"), BB, Runs::Compress(BytesCodec::Lz4 { acceleration: 1 }), &["acceleration"]),
+    row("blosc", &["blosc", "numcodecs.blosc"], Some("blosc"), BB, Runs::Compress(BytesCodec::Blosc(BloscParams {
+        cname: BloscCompressor::Lz4, clevel: 5, shuffle: BloscShuffle::Byte, typesize: 0, blocksize: 0 })),
         &["cname", "clevel", "shuffle", "typesize", "blocksize"]),
     row("crc32c", &["crc32c", "numcodecs.crc32c"], Some("crc32c"), BB,
         Runs::Compress(BytesCodec::Checksum(Checksum::Crc32c, Place::End)), &["location"]),
@@ -231,8 +276,7 @@ fn zarrita(r: &CodecRow) -> Option<&'static str> {
 
 /// The table as JSON, for the JavaScript side (scripts/build.mjs writes it into the package as
 /// `wasm/tables.js`, through examples/tables.rs): each row's names, kind, the module that runs
-/// it (null for a codec zarrita's registry runs, or the layout reads), and whether the compress
-/// module encodes it. `registerCodecs` and the zarr.get
+/// it (null for a codec zarrita's registry runs, or the layout reads). `registerCodecs` and the zarr.get
 /// wrappers take their names from it.
 pub fn to_json() -> crate::json::Value {
     use crate::json::Value;
@@ -259,10 +303,6 @@ pub fn to_json() -> crate::json::Value {
                         module(r).map_or(Value::Null, |m| Value::from(m.name())),
                     ),
                     ("zarrita", zarrita(r).map_or(Value::Null, Value::from)),
-                    (
-                        "encodes_in_wasm",
-                        Value::Bool(matches!(r.runs, Runs::Compress(c) if c.encodes_in_wasm())),
-                    ),
                 ])
             })
             .collect(),

@@ -5,7 +5,6 @@
 use wasm_bindgen::prelude::*;
 
 use zarr_wasm_codecs::codec::bytes_to_bytes::BytesChain;
-use zarr_wasm_codecs::error::Error;
 
 #[path = "../../common.rs"]
 #[allow(dead_code)]
@@ -53,15 +52,9 @@ impl Decompressor {
         Ok(self.out.len())
     }
 
-    /// Encodes raw bytes through every codec (each must be one the module encodes: the
-    /// layout's `codecs_encode_wasm`).
+    /// Encodes raw bytes through every codec.
     pub fn encode(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
-        match self.chain.encode(raw) {
-            Some(result) => result.map_err(js_error),
-            None => Err(js_error(Error::UnknownCodec {
-                name: "a codec the compress module decodes but does not encode".into(),
-            })),
-        }
+        self.chain.encode(raw).map_err(js_error)
     }
 
     /// Where the last decode's bytes are in wasm memory.

@@ -32,7 +32,7 @@
 //! which blocks are filtered.
 
 use super::shuffle::{bitunshuffle, unshuffle};
-use super::{blosclz, check_declared, deflate, lz4, zstd};
+use super::{blosclz, check_declared, deflate, lz4, zstd, BloscParams};
 use crate::error::{Error, Result};
 
 const NAME: &str = "blosc";
@@ -304,4 +304,21 @@ impl Chunk<'_> {
         }
         Ok(from + csize)
     }
+}
+
+/// Encodes `input` as one blosc 1 chunk, as numcodecs' `Blosc` would with `p` (whose type
+/// size is set). (For now, stored uncompressed: the memcpyed form every blosc reader takes.)
+pub fn encode(input: &[u8], p: BloscParams) -> Result<Vec<u8>> {
+    if input.len() > MAX_BUFFERSIZE {
+        return Err(Error::config(NAME, format!("{} bytes are over blosc's limit", input.len())));
+    }
+    let typesize = if p.typesize > 255 { 1 } else { p.typesize.max(1) } as u8;
+    let nbytes = input.len() as u32;
+    let mut out = Vec::with_capacity(HEADER + input.len());
+    out.extend_from_slice(&[2, 1, MEMCPYED | DONT_SPLIT, typesize]);
+    out.extend_from_slice(&nbytes.to_le_bytes());
+    out.extend_from_slice(&nbytes.max(1).to_le_bytes());
+    out.extend_from_slice(&((HEADER + input.len()) as u32).to_le_bytes());
+    out.extend_from_slice(input);
+    Ok(out)
 }

@@ -149,6 +149,36 @@ pub(crate) fn zlib_into(input: &[u8], out: &mut [u8], codec: &'static str) -> Re
 }
 
 const GZIP: &str = "gzip";
+
+/// A zlib stream (RFC 1950) of `input` at deflate level `level` (0 to 9), as numcodecs' `Zlib`
+/// writes one (miniz_oxide's deflate; zlib's own finds other matches, and either reads both).
+pub fn zlib(input: &[u8], level: u8) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec_zlib(input, level.min(9))
+}
+
+/// Raw deflate (RFC 1951) of `input` at `level` (blosc's zlib streams are zlib streams: [`zlib`]).
+fn deflate(input: &[u8], level: u8) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec(input, level.min(9))
+}
+
+/// One gzip member of `input` at deflate level `level`, with the header Python's `gzip`
+/// module writes for numcodecs' `GZip` (no name; XFL 2 at level 9, 4 at level 1; OS 255)
+/// but a modification time of 0 (Python writes the clock's), so that the same bytes encode
+/// to the same stream.
+pub fn gzip(input: &[u8], level: u8) -> Vec<u8> {
+    let xfl = match level {
+        9 => 2,
+        1 => 4,
+        _ => 0,
+    };
+    let body = deflate(input, level);
+    let mut out = Vec::with_capacity(18 + body.len());
+    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 255]);
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&crc32fast::hash(input).to_le_bytes());
+    out.extend_from_slice(&(input.len() as u32).to_le_bytes());
+    out
+}
 const FHCRC: u8 = 2;
 const FEXTRA: u8 = 4;
 const FNAME: u8 = 8;

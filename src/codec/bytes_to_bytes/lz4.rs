@@ -7,6 +7,23 @@ use crate::error::{Error, Result};
 
 const NAME: &str = "lz4";
 
+/// Encodes `input` as numcodecs' lz4 does: its size (32-bit little-endian), then one lz4
+/// block (lz4_flex's compressor; numcodecs' C lz4 finds other matches, and either reads both).
+pub fn encode_numcodecs(input: &[u8]) -> Result<Vec<u8>> {
+    if i32::try_from(input.len()).is_err() {
+        return Err(Error::config(
+            NAME,
+            format!("{} bytes are over lz4's limit of 2^31 - 1", input.len()),
+        ));
+    }
+    Ok(lz4_flex::block::compress_prepend_size(input))
+}
+
+/// Encodes one lz4 block (blosc's lz4 and lz4hc streams; an lz4hc stream is an lz4 block).
+pub fn block(input: &[u8]) -> Vec<u8> {
+    lz4_flex::block::compress(input)
+}
+
 /// Decodes numcodecs' size-prefixed lz4 block.
 pub fn decode_numcodecs(input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec<u8>> {
     let Some((head, block)) = input.split_first_chunk::<4>() else {

@@ -23,7 +23,7 @@ mod shuffle;
 #[cfg(feature = "compress")]
 pub mod zstd;
 
-pub use super::table::BytesCodec;
+pub use super::table::{BloscCompressor, BloscParams, BloscShuffle, BytesCodec};
 use super::table::{self, CodecRow, Place, Runs};
 use crate::error::{quoted, Error, Result};
 use crate::json::Value;
@@ -108,7 +108,39 @@ impl BytesCodec {
                 };
                 BytesCodec::Shuffle(size)
             }
-            other => other,
+            BytesCodec::Gzip { level } => BytesCodec::Gzip {
+                level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into()) as u8,
+            },
+            BytesCodec::Zlib { level } => BytesCodec::Zlib {
+                level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into()) as u8,
+            },
+            BytesCodec::Zstd { level, checksum } => BytesCodec::Zstd {
+                // zstd's own range (ZSTD_minCLevel() is -(1 << 17)).
+                level: int_in(entry.name, "level", given("level"), -(1 << 17), 22)?
+                    .map_or(level, |n| n as i32),
+                checksum: match given("checksum") {
+                    None => checksum,
+                    Some(Value::Bool(b)) => *b,
+                    Some(v) => {
+                        return Err(Error::config(
+                            entry.name,
+                            format!("checksum must be true or false, got {v}"),
+                        ))
+                    }
+                },
+            },
+            BytesCodec::Lz4 { acceleration } => BytesCodec::Lz4 {
+                acceleration: int_in(entry.name, "acceleration", given("acceleration"), i32::MIN.into(), i32::MAX.into())?
+                    .map_or(acceleration, |n| n as i32),
+            },
+            BytesCodec::Blosc(p) => {
+                let mut p = blosc_params(entry.name, p, &given)?;
+                // zarr-python's blosc takes the type size of what it receives.
+                if p.typesize == 0 {
+                    p.typesize = item_size.max(1);
+                }
+                BytesCodec::Blosc(p)
+            }
         })
     }
 
@@ -143,15 +175,18 @@ impl BytesCodec {
         }
     }
 
-    /// Encodes `input`, for the codecs the package writes in wasm (the others are written
-    /// through zarrita's registry): `None` for a codec it does not encode.
+    /// Encodes `input`.
     #[cfg(feature = "compress")]
-    pub fn encode(self, input: &[u8]) -> Option<Result<Vec<u8>>> {
-        Some(match self {
+    pub fn encode(self, input: &[u8]) -> Result<Vec<u8>> {
+        match self {
+            BytesCodec::Gzip { level } => Ok(deflate::gzip(input, level)),
+            BytesCodec::Zlib { level } => Ok(deflate::zlib(input, level)),
+            BytesCodec::Zstd { level, checksum } => zstd::encode(input, level, checksum),
+            BytesCodec::Lz4 { .. } => lz4::encode_numcodecs(input),
+            BytesCodec::Blosc(p) => blosc::encode(input, p),
             BytesCodec::Checksum(sum, place) => Ok(checksum32::append(sum, place, input)),
             BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
-            _ => return None,
-        })
+        }
     }
 
     /// Decodes `input`. `expected`: the size the output must have, where it is known; without
@@ -159,11 +194,11 @@ impl BytesCodec {
     #[cfg(feature = "compress")]
     pub fn decode(self, input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec<u8>> {
         let out = match self {
-            BytesCodec::Gzip => deflate::gunzip(input, expected, limit)?,
-            BytesCodec::Zlib => deflate::unzlib(input, expected, limit)?,
-            BytesCodec::Zstd => zstd::decode(input, expected, limit)?,
-            BytesCodec::Lz4 => lz4::decode_numcodecs(input, expected, limit)?,
-            BytesCodec::Blosc => blosc::decode(input, expected, limit)?,
+            BytesCodec::Gzip { .. } => deflate::gunzip(input, expected, limit)?,
+            BytesCodec::Zlib { .. } => deflate::unzlib(input, expected, limit)?,
+            BytesCodec::Zstd { .. } => zstd::decode(input, expected, limit)?,
+            BytesCodec::Lz4 { .. } => lz4::decode_numcodecs(input, expected, limit)?,
+            BytesCodec::Blosc(_) => blosc::decode(input, expected, limit)?,
             BytesCodec::Checksum(sum, place) => {
                 checksum32::strip(sum, place, input, self.name())?.to_vec()
             }
@@ -178,6 +213,67 @@ impl BytesCodec {
             _ => Ok(out),
         }
     }
+}
+
+/// An integer configuration value in `[min, max]`, if given.
+fn int_in(codec: &'static str, key: &str, v: Option<&Value>, min: i64, max: i64) -> Result<Option<i64>> {
+    match v {
+        None => Ok(None),
+        Some(v) => match v.as_i64() {
+            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
+            _ => Err(Error::config(
+                codec,
+                format!("{key} must be an integer from {min} to {max}, got {v}"),
+            )),
+        },
+    }
+}
+
+/// blosc's configuration: zarr v3's (`shuffle` a name, `typesize`) or numcodecs' (`shuffle`
+/// -1 to 2), over the defaults in `p`.
+fn blosc_params<'a>(
+    codec: &'static str,
+    mut p: BloscParams,
+    given: &dyn Fn(&str) -> Option<&'a Value>,
+) -> Result<BloscParams> {
+    if let Some(v) = given("cname") {
+        p.cname = BloscCompressor::ALL
+            .iter()
+            .find(|(name, _)| v.as_str() == Some(name))
+            .map(|(_, c)| *c)
+            .ok_or_else(|| {
+                Error::config(
+                    codec,
+                    format!("cname must be one of blosclz, lz4, lz4hc, zlib, zstd; got {v}"),
+                )
+            })?;
+    }
+    if let Some(n) = int_in(codec, "clevel", given("clevel"), 0, 9)? {
+        p.clevel = n as u8;
+    }
+    if let Some(v) = given("shuffle") {
+        p.shuffle = match (v.as_str(), v.as_i64()) {
+            (Some("noshuffle"), _) | (_, Some(0)) => BloscShuffle::None,
+            (Some("shuffle"), _) | (_, Some(1)) => BloscShuffle::Byte,
+            (Some("bitshuffle"), _) | (_, Some(2)) => BloscShuffle::Bit,
+            (_, Some(-1)) => BloscShuffle::Auto,
+            _ => {
+                return Err(Error::config(
+                    codec,
+                    format!(
+                        "shuffle must be \"noshuffle\", \"shuffle\", \"bitshuffle\" or -1 to 2, got {v}"
+                    ),
+                ))
+            }
+        };
+    }
+    if let Some(n) = int_in(codec, "typesize", given("typesize"), 1, i32::MAX.into())? {
+        p.typesize = n as usize;
+    }
+    if let Some(n) = int_in(codec, "blocksize", given("blocksize"), 0, i32::MAX.into())? {
+        p.blocksize = n as usize;
+    }
+    Ok(p)
 }
 
 /// The most bytes a decompressor with no known output size may produce (1 GiB): a damaged or
@@ -236,18 +332,14 @@ impl BytesChain {
         self.codecs.is_empty()
     }
 
-    /// Encodes raw bytes through every codec, first first, where each encodes in wasm
-    /// ([`BytesCodec::encode`]); `None` when one does not.
+    /// Encodes raw bytes through every codec, first first.
     #[cfg(feature = "compress")]
-    pub fn encode(&self, raw: &[u8]) -> Option<Result<Vec<u8>>> {
+    pub fn encode(&self, raw: &[u8]) -> Result<Vec<u8>> {
         let mut bytes: Option<Vec<u8>> = None;
         for c in &self.codecs {
-            bytes = Some(match c.encode(bytes.as_deref().unwrap_or(raw))? {
-                Ok(b) => b,
-                Err(e) => return Some(Err(e)),
-            });
+            bytes = Some(c.encode(bytes.as_deref().unwrap_or(raw))?);
         }
-        Some(Ok(bytes.unwrap_or_else(|| raw.to_vec())))
+        Ok(bytes.unwrap_or_else(|| raw.to_vec()))
     }
 
     /// Undoes the codecs, last first. `expected`: the size the result must have, if known.

@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use zstd::zstd_safe::{self, DCtx, InBuffer, OutBuffer};
+use zstd::zstd_safe::{self, CCtx, CParameter, DCtx, InBuffer, OutBuffer, ResetDirective};
 
 use super::check_declared;
 use crate::error::{Error, Result};
@@ -13,6 +13,26 @@ const NAME: &str = "zstd";
 thread_local! {
     /// One decompression context, reused: creating one allocates its tables.
     static CONTEXT: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
+    /// One compression context, reused, likewise.
+    static ENCODER: RefCell<Option<CCtx<'static>>> = const { RefCell::new(None) };
+}
+
+/// Compresses `input` into one frame, as numcodecs' `Zstd` does (level and checksum flag
+/// set on a context, then `ZSTD_compress2`: the frame declares its content size).
+pub fn encode(input: &[u8], level: i32, checksum: bool) -> Result<Vec<u8>> {
+    let refused = |code: usize| {
+        Error::config(NAME, format!("zstd refused: {}", zstd_safe::get_error_name(code)))
+    };
+    ENCODER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let cctx = slot.get_or_insert_with(CCtx::create);
+        cctx.reset(ResetDirective::SessionAndParameters).map_err(refused)?;
+        cctx.set_parameter(CParameter::CompressionLevel(level)).map_err(refused)?;
+        cctx.set_parameter(CParameter::ChecksumFlag(checksum)).map_err(refused)?;
+        let mut out = Vec::with_capacity(zstd_safe::compress_bound(input.len()));
+        cctx.compress2(&mut out, input).map_err(refused)?;
+        Ok(out)
+    })
 }
 
 fn failed(code: usize) -> Error {
@@ -73,7 +93,7 @@ pub(crate) fn decode_into(input: &[u8], out: &mut [u8], codec: &'static str) -> 
 
 /// Decodes frames whose size no header gives, growing the output up to `limit`.
 fn stream(dctx: &mut DCtx<'static>, input: &[u8], limit: usize) -> Result<Vec<u8>> {
-    dctx.reset(zstd_safe::ResetDirective::SessionOnly)
+    dctx.reset(ResetDirective::SessionOnly)
         .map_err(failed)?;
     let mut out: Vec<u8> =
         Vec::with_capacity(input.len().saturating_mul(4).clamp(1 << 16, limit.max(1)));
