@@ -167,6 +167,12 @@ class ShardIndexes {
     }
   }
 
+  /** Forgets a shard's index (its shard was written). */
+  forget(path: string): void {
+    const entry = this.#entries.get(path);
+    if (entry) this.#drop(path, entry);
+  }
+
   #drop(path: string, entry: { bytes: number }): void {
     if (this.#entries.get(path) !== entry) return;
     this.#entries.delete(path);
@@ -180,4 +186,10 @@ function shardIndexesOf(arr: object): ShardIndexes {
   let found = shardIndexes.get(arr);
   if (!found) shardIndexes.set(arr, (found = new ShardIndexes()));
   return found;
+}
+
+/** Forgets the indexes kept of shards that were just written (`paths`, store keys). */
+export function forgetShardIndexes(arr: object, paths: Iterable<string>): void {
+  const indexes = shardIndexes.get(arr);
+  if (indexes) for (const path of paths) indexes.forget(path);
 }

@@ -1,6 +1,7 @@
 // The package's wasm modules, one row each (a crate under crates/; scripts/build.mjs names its
 // glue and .wasm file): how its glue is imported and where its .wasm file is, and for a module
-// that runs a step of a chunk's decoding, its class. Loading (load.ts), the read path's steps
+// that runs a step of a chunk's decoding, its class (the encode module's class, Compressor, is
+// the write path's, js/encode.ts). Loading (load.ts), the read path's steps
 // (read.ts, place.ts), the zarrita adapter, the worker protocol and the worker read this table.
 // The inline entry ("zarr-wasm-codecs/inline") imports its own list of the base64 copies, which
 // the build writes keyed by the same names, so that no other build refers to them. Each closure
@@ -21,6 +22,11 @@ export const MODULES = {
     glue: () => import("./wasm/zarr_wasm_codecs_compress.js"),
     file: () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
     step: (glue: typeof import("./wasm/zarr_wasm_codecs_compress.js")) => glue.Decompressor,
+  },
+  // The bytes -> bytes codecs' encoders, for writes (a reader never loads them).
+  encode: {
+    glue: () => import("./wasm/zarr_wasm_codecs_encode.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_encode.wasm", import.meta.url),
   },
   pcodec: {
     glue: () => import("./wasm/zarr_wasm_codecs_pcodec.js"),

@@ -220,7 +220,15 @@ function placeStored(r: TileReader, stored: Uint8Array, region: Uint32Array, Out
 /** `length` values of `Out`, each the value whose bytes are `fill` (bit for bit, NaN payloads too). */
 export function filled(Out: TypedArrayCtor, fill: Uint8Array, length: number): TypedArray {
   const bytes = new Uint8Array(length * Out.BYTES_PER_ELEMENT);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = fill[i % fill.length];
+  if (fill.every((b) => b === 0)) return new Out(bytes.buffer, 0, length);
+  // One value, then the filled part copied after itself, doubling each time.
+  let done = Math.min(fill.length, bytes.length);
+  bytes.set(fill.subarray(0, done));
+  while (done < bytes.length) {
+    const n = Math.min(done, bytes.length - done);
+    bytes.copyWithin(done, 0, n);
+    done += n;
+  }
   return new Out(bytes.buffer, 0, length);
 }
 

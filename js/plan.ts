@@ -5,6 +5,7 @@ import { loadModule } from "./load.js";
 import { codedError, naming } from "./errors.js";
 import { open } from "./open.js";
 import { cOrderStrides } from "./strides.js";
+import type { WorkerPool } from "./pool.js";
 import { commit, set, stagingStore } from "./write.js";
 
 /** How `planPacking` and `writePacked` pack float data into integers. */
@@ -115,6 +116,8 @@ export interface WritePackedOptions extends PlanOptions {
   onProgress?: (done: number, total: number) => void;
   /** Cancels the write before anything reaches the store, as `set`'s. */
   signal?: AbortSignal;
+  /** Encode the chunks in a pool of workers, as `set`'s. */
+  pool?: WorkerPool | boolean;
 }
 
 /**
@@ -135,7 +138,7 @@ async function writePackedAt<Store extends zarr.Mutable>(
   data: Float32Array | Float64Array,
   options: WritePackedOptions,
 ) {
-  const { shape, chunkShape, compressors = [], attributes = {}, dimensionNames, onProgress, signal, ...planOptions } = options;
+  const { shape, chunkShape, compressors = [], attributes = {}, dimensionNames, onProgress, signal, pool, ...planOptions } = options;
   if (!(data instanceof Float32Array || data instanceof Float64Array)) {
     const name = (data as object | null)?.constructor?.name ?? typeof data;
     throw codedError("WRONG_ARRAY_TYPE", `writePacked packs a Float32Array or a Float64Array, got ${name}`);
@@ -156,7 +159,7 @@ async function writePackedAt<Store extends zarr.Mutable>(
     attributes: { ...plan.attributes, ...attributes },
     dimensionNames,
   });
-  await set(twin, null, { data, shape, stride: cOrderStrides(shape) }, { onProgress, signal });
+  await set(twin, null, { data, shape, stride: cOrderStrides(shape) }, { onProgress, signal, pool });
   const metadata = location.resolve("zarr.json").path;
   const chunks = new Map([...staged].filter(([key]) => key !== metadata));
   await commit(location.store, chunks, signal);

@@ -1,6 +1,7 @@
-// A pool of workers that decode chunks for `get` and `getDecoded`: Web Workers in browsers,
-// worker threads in Node. Each worker starts the package's wasm modules once, from the
-// modules the main thread compiled, and then decodes one stored chunk per job. With a
+// A pool of workers that decode chunks for `get` and `getDecoded` and encode them for `set`
+// and `writePacked`: Web Workers in browsers, worker threads in Node. Each worker starts the
+// package's wasm modules once, from the modules the main thread compiled, and then decodes
+// one stored chunk, or encodes one chunk's values, per job. With a
 // SharedArrayBuffer-backed output, workers write into it directly. Without one, one worker
 // of the pool assembles the read's output: its own jobs write into it, other workers'
 // boxes are passed on to it (transferred, not copied, on the main thread), and it hands the
@@ -8,7 +9,7 @@
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
 import { typedArrayNamed } from "./place.js";
-import { type Job, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
+import { type EncodeJob, type Job, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
 
 export type { Job } from "./protocol.js";
 
@@ -25,9 +26,12 @@ interface Pending {
   reject(error: Error): void;
 }
 
-/** A job waiting for a worker; `off` stops listening for its read's abort. */
+/**
+ * A job waiting for a worker: `post` sends it to the worker chosen, under the id its answer
+ * will name; `off` stops listening for its read's (or write's) abort.
+ */
 interface Waiting extends Pending {
-  job: Job;
+  post(slot: Slot, id: number): void;
   modules: Partial<Record<ModuleKind, WebAssembly.Module>>;
   off?: () => void;
 }
@@ -107,8 +111,8 @@ async function defaultSize(): Promise<number> {
 }
 
 /**
- * Workers that decode chunks off the main thread for `get` and `getDecoded`
- * (`{ pool }` in their options). One pool can serve many reads at once; `terminate()` ends
+ * Workers that decode chunks off the main thread for `get` and `getDecoded`, and encode them
+ * for `set` and `writePacked` (`{ pool }` in their options). One pool can serve many reads at once; `terminate()` ends
  * its workers. In Node an idle pool does not keep the process alive.
  */
 export class WorkerPool {
@@ -168,17 +172,48 @@ export class WorkerPool {
     await Promise.all(ends);
   }
 
+  /** Runs a decode on the least busy worker (see `queue`); resolves to the box's values where they come back. */
+  run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined> {
+    const post = (slot: Slot, id: number) => {
+      const stored = this.handOver(job);
+      // Values that go back (no shared output) are written into a buffer given back earlier.
+      const n = job.output.to === "shared" ? 0 : job.runLength * job.starts.length * (typedArrayNamed(job.type)?.BYTES_PER_ELEMENT ?? 0);
+      const box = n ? this.takeSpare(n) : undefined;
+      const transfer = box ? [stored.buffer as ArrayBuffer, box] : [stored.buffer as ArrayBuffer];
+      slot.port.post({ ...job, op: "decode", stored, job: id, box }, transfer);
+    };
+    return this.queue(post, modules, signal);
+  }
+
   /**
-   * Runs a decode on the least busy worker; `modules` holds the compiled modules the job needs
-   * (its reader's, and compress where it has codecs to undo), each sent to a worker once. Each worker
-   * has at most IN_FLIGHT jobs at a time and the rest wait here, so that the stored bytes are
-   * copied for a worker just before it needs them: a little at a time, in many short tasks.
+   * Encodes one chunk of a write on the least busy worker (see js/encode.ts); resolves to its
+   * stored bytes. The job's values buffer is handed over (it is the write's own); its old
+   * stored bytes, which may be the store's, are copied.
    */
-  async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined> {
+  async encode(job: EncodeJob, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer> {
+    const post = (slot: Slot, id: number) => {
+      const stored = job.stored?.slice();
+      const transfer = stored ? [job.values, stored.buffer as ArrayBuffer] : [job.values];
+      slot.port.post({ ...job, stored, op: "encode", job: id }, transfer);
+    };
+    return (await this.queue(post, modules, signal))!;
+  }
+
+  /**
+   * Queues a job for the least busy worker; `modules` holds the compiled modules the job needs
+   * (its reader's, and each step's), each sent to a worker once. Each worker has at most
+   * IN_FLIGHT jobs at a time and the rest wait here, so that their bytes are copied for a
+   * worker just before it needs them: a little at a time, in many short tasks.
+   */
+  private async queue(
+    post: Waiting["post"],
+    modules: Partial<Record<ModuleKind, WebAssembly.Module>>,
+    signal?: AbortSignal,
+  ): Promise<ArrayBuffer | undefined> {
     const slots = await this.workers();
     signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
-      const entry: Waiting = { job, modules, resolve, reject };
+      const entry: Waiting = { post, modules, resolve, reject };
       // An aborted read's jobs that no worker has yet are dropped (one already sent runs to
       // its end, and its answer is not used).
       if (signal) {
@@ -286,20 +321,14 @@ export class WorkerPool {
       let slot: Slot | undefined;
       for (const s of slots) if (s.pending.size < IN_FLIGHT && (!slot || s.pending.size < slot.pending.size)) slot = s;
       if (!slot) return;
-      const { job, modules, resolve, reject, off } = this.waiting.shift()!;
+      const { post, modules, resolve, reject, off } = this.waiting.shift()!;
       off?.();
       for (const [kind, module] of Object.entries(modules) as [ModuleKind, WebAssembly.Module][]) {
         if (slot.started.has(kind)) continue;
         slot.port.post({ op: "start", kind, module });
         slot.started.add(kind);
       }
-      const id = this.owe(slot, { resolve, reject });
-      const stored = this.handOver(job);
-      // Values that go back (no shared output) are written into a buffer given back earlier.
-      const n = job.output.to === "shared" ? 0 : job.runLength * job.starts.length * (typedArrayNamed(job.type)?.BYTES_PER_ELEMENT ?? 0);
-      const box = n ? this.takeSpare(n) : undefined;
-      const transfer = box ? [stored.buffer as ArrayBuffer, box] : [stored.buffer as ArrayBuffer];
-      slot.port.post({ ...job, op: "decode", stored, job: id, box }, transfer);
+      post(slot, this.owe(slot, { resolve, reject }));
     }
   }
 

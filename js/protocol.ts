@@ -60,7 +60,34 @@ export type AssemblyMessage =
   | { op: "abort"; read: number }
   | { op: "end"; read: number; job: number };
 
-export type ToWorker = StartMessage | JobMessage | AssemblyMessage;
+/**
+ * One chunk to encode for a write (see js/encode.ts): the values of the selection's box in it
+ * and, where the box is not the whole chunk, where it lies and the chunk's old stored bytes.
+ */
+export interface EncodeJob {
+  /** The array (`key`; `text`: its metadata text), read by the core module. */
+  key: number;
+  text: string;
+  /** The chain's steps in wasm after the core's (decode order, as a read's). */
+  stages: StageSpec[];
+  /** The bytes -> bytes codecs the encode module runs, if any (v3 metadata as JSON; the item size they receive). */
+  compressor?: { codecs: string; itemSize: number };
+  /** The box's values (the typed array named `type`, C order); the buffer is handed over. */
+  values: ArrayBuffer;
+  type: string;
+  chunkShape: number[];
+  region?: Uint32Array;
+  stored?: Uint8Array;
+  fill: Uint8Array;
+}
+
+/** An encode as posted: with the id its answer names (its buffer: the chunk's stored bytes). */
+export interface EncodeMessage extends EncodeJob {
+  op: "encode";
+  job: number;
+}
+
+export type ToWorker = StartMessage | JobMessage | EncodeMessage | AssemblyMessage;
 
 /** An error as it crosses back. */
 export interface ErrorReply {

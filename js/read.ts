@@ -234,7 +234,6 @@ async function access<R extends TileReader>(
   for (const s of stages) modules[s.spec.kind] = s.module;
   let index: ArrayAccess<R>["index"] = null;
   if (layout.shard) {
-    if (!(arr.store as AnyStore).getRange) return "the store has no getRange for shards";
     const perShard = layout.chunk_shape.map((s, i) => s / chunkShape[i]);
     const shard = layout.shard;
     const list = shard.index_codecs;
@@ -254,6 +253,11 @@ async function access<R extends TileReader>(
     }
   }
   return { reader, layout, chunkShape, compressors, stages, index, memory, text, kind, modules, key: accessKeys++ };
+}
+
+/** Whether the package can read the array's chunks from its store: a shard's need getRange. */
+function rangesFor(arr: Readable, a: ArrayAccess<TileReader>): boolean {
+  return !a.layout.shard || Boolean((arr.store as AnyStore).getRange);
 }
 
 /** Per-array access, built once (a failure is not kept). */
@@ -524,7 +528,7 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
     checkSelection(selection, arr.shape.length);
     concurrencyOf(options, DEFAULT_CONCURRENCY);
     const a = await coreAccess(arr);
-    if (typeof a === "string") {
+    if (typeof a === "string" || !rangesFor(arr, a)) {
       return intoOut(arr, selection, options, typedArrayFor(arr.dtype), () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
     }
     const Out = typedArrayFor(a.layout.data_type)!;
@@ -564,7 +568,7 @@ export async function intoOut<T>(
 /** `getDecoded`'s path: tiles decoded, masked and scaled into float64 as they are placed. */
 export async function getDecodedDirect(arr: Readable, selection: Selection, options: GetOptions) {
   const a = await decodedAccess(arr);
-  if (typeof a === "string") return undefined;
+  if (typeof a === "string" || !rangesFor(arr, a)) return undefined;
   const fill = new Uint8Array(Float64Array.of(a.reader.decodedFill).buffer);
   const chunk = await readInto(arr, a, selection, options, Float64Array, fill);
   return chunk as { data: Float64Array; shape: number[]; stride: number[] };

@@ -1,21 +1,24 @@
 // The package's own write path: `set`, a drop-in for zarr.set that checks what it is given
-// before anything is written and writes all or nothing. Each chunk is assembled (read back
-// first where the selection covers only part of it), encoded by the wasm from the exact
-// zarr.json, compressed, and kept in memory; the store sees writes only once every chunk has
-// encoded.
+// before anything is written and writes all or nothing. The input is sliced once into each
+// chunk's box; each chunk is encoded by the wasm from the exact zarr.json (laid over its old
+// values where the selection covers only part of it), compressed in the compress module, on
+// this thread or in a pool's workers, and kept in memory; the store sees writes only once
+// every chunk has encoded. Sharded arrays are written a shard at a time.
 import * as zarr from "zarrita";
-import { codedError, codedStore, fromStore, naming, viaCodec } from "./errors.js";
-import { codecNames, requireRegistered } from "./open.js";
-import { CODEC_NAMES, isOurs } from "./registry.js";
-import { GzipCodec } from "./gzip.js";
-import { chunkKey, decodeBytes, registryCodec } from "./fetch.js";
+import { codedError, codedStore, fromStore, naming, namingChunk } from "./errors.js";
+import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk } from "./encode.js";
+import { chunkKey, forgetShardIndexes } from "./fetch.js";
+import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
-import { filled, type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll } from "./place.js";
-import { type ArrayAccess, coreAccess, type Layout, stage } from "./read.js";
-import { progress } from "./schedule.js";
+import { codecNames, requireRegistered } from "./open.js";
+import { type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
+import type { WorkerPool } from "./pool.js";
+import type { EncodeJob } from "./protocol.js";
+import { type ArrayAccess, coreAccess } from "./read.js";
+import { CODEC_NAMES, isOurs } from "./registry.js";
+import { inTurn, poolOf, progress } from "./schedule.js";
 import { type Box, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
-import { CODECS } from "./wasm/tables.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
 type Scalar = number | bigint | boolean;
@@ -140,30 +143,6 @@ function overlay(chunk: TypedArray, chunkShape: number[], box: Box, plan: Plan, 
 }
 
 /**
- * The bytes -> bytes codecs that encode a chunk, in order: the compress module's where the
- * layout says it encodes them, else the package's gzip, else zarrita's registry's, each built
- * from the representation it receives (the data type and chunk shape laid out as bytes).
- */
-async function encoders(layout: Layout) {
-  const out = [];
-  for (const meta of layout.codecs) {
-    if (layout.codecs_fallback === null && CODECS.find((row) => row.v3_names.includes(meta.name))?.encodes_in_wasm) {
-      const { decoder } = await stage({ kind: "compress", codecs: JSON.stringify([meta]), itemSize: layout.stored_item_size });
-      out.push({ encode: (bytes: Uint8Array) => decoder.encode!(bytes) });
-      continue;
-    }
-    if (meta.name === "gzip") {
-      out.push(GzipCodec.fromConfig(meta.configuration as never));
-      continue;
-    }
-    const codec = await registryCodec(meta, layout.codecs, layout.stored_data_type, layout.stored_chunk_shape);
-    if (!codec) throw new zarr.UnknownCodecError(meta.name);
-    out.push({ encode: (bytes: Uint8Array) => viaCodec(meta.name, "encode", () => codec.encode(bytes)) });
-  }
-  return out;
-}
-
-/**
  * A store that keeps writes in memory (reads see them, and fall through to `base` for the
  * rest), for writes that must reach the real store all at once or not at all.
  */
@@ -229,22 +208,25 @@ export function set<D extends zarr.DataType>(
 ): Promise<void>;
 export function set(arr: Writable, selection: Selection, value: unknown, options: SetOptions = {}): Promise<void> {
   return naming(arr.path, async () => {
+    checkOptions(options);
+    const pool = poolOf(options);
     const a = await coreAccess(arr as never);
-    if (typeof a !== "string" && a.layout.shard) {
-      planSelection(selection, a.layout.shape, a.chunkShape);
-      throw codedError("UNSUPPORTED", "sharded arrays cannot be written (zarrita's zarr.set cannot write them either); nothing was written");
-    }
     // The layout says which arrays zarr.set writes (zarr v2 filters that take values encode
-    // with NumPy's rules).
-    if (typeof a === "string" || !a.layout.writes_here) {
+    // with NumPy's rules; transposed chunks), as do chains with a bytes -> bytes codec the
+    // package has no kernel for; there the pool is not used.
+    if (typeof a === "string" || !a.layout.writes_here || a.compressors.length) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value, options, plan.boxes.length);
     }
     const plan = planSelection(selection, a.layout.shape, a.chunkShape);
     const checked = checkValue(a.layout.data_type, plan, value);
-    const staged = await encodeBoxes(arr, a, plan, checked, options);
+    const encoder = pool ? await inPool(pool, a, options.signal) : await onThisThread(a);
+    const staged = a.layout.shard
+      ? await encodeShards(arr, a, plan, checked, options, encoder)
+      : await encodeChunks(arr, a, plan, checked, options, encoder);
     await commit(arr.store, staged, options.signal);
+    if (a.layout.shard) forgetShardIndexes(arr, staged.keys());
   }, options.signal);
 }
 
@@ -260,47 +242,304 @@ export interface SetOptions {
    * first), `set` rejects with its reason (an AbortError) and the store is unchanged.
    */
   signal?: AbortSignal;
+  /**
+   * Encode chunks in a pool of workers: a `WorkerPool`, or `true` for the shared default pool
+   * (`defaultPool()`). The main thread only slices the values into chunks and writes the
+   * store; the stored bytes are the same as without. (Arrays written through zarr.set, see
+   * `set`, are encoded on this thread.)
+   */
+  pool?: WorkerPool | boolean;
 }
 
-async function encodeBoxes(
-  arr: Writable,
-  a: ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js").ArrayReader>>,
+const SET_OPTIONS = ["onProgress", "signal", "pool"];
+
+/** Refuses options `set` does not take (INVALID_ARGUMENT), rather than ignore them. */
+export function checkOptions(options: unknown, known: readonly string[] = SET_OPTIONS): void {
+  if (typeof options !== "object" || options === null) {
+    throw codedError("INVALID_ARGUMENT", `options must be an object, got ${options === null ? "null" : typeof options}`);
+  }
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length) {
+    throw codedError("INVALID_ARGUMENT", `unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => JSON.stringify(k)).join(", ")} (known: ${known.join(", ")})`);
+  }
+  const { onProgress, signal } = options as SetOptions;
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw codedError("INVALID_ARGUMENT", "options.onProgress must be a function");
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw codedError("INVALID_ARGUMENT", "options.signal must be an AbortSignal");
+  }
+}
+
+type Access = ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js").ArrayReader>>;
+
+/** Where chunks are encoded: on this thread, or by a pool's workers. */
+interface Encoder {
+  /** How many chunks are under way at once. */
+  concurrency: number;
+  encode(input: ChunkInput): Promise<Uint8Array>;
+}
+
+/** An array's write steps (see `ChainSteps`) and what a worker needs to build the same. */
+interface WriteSteps {
+  steps: ChainSteps;
+  /** The bytes -> bytes codecs the encode module runs (none: the chain has none). */
+  compressor?: { codecs: string; itemSize: number };
+  /** The encode module, compiled, for workers. */
+  module?: WebAssembly.Module;
+}
+
+/** Per array access, its write steps, built once (a failure is not kept). */
+const writeSteps = new WeakMap<object, Promise<WriteSteps>>();
+
+function writeStepsOf(a: Access): Promise<WriteSteps> {
+  let found = writeSteps.get(a);
+  if (!found) {
+    found = (async () => {
+      const serializer = a.stages.find((s) => s.spec.kind !== "compress");
+      const encode: ChainSteps["encode"][number][] = [];
+      if (serializer) encode.push({ encode: (raw) => serializer.decoder.encode!(raw) });
+      if (!a.layout.codecs.length) return { steps: { decode: a.stages, encode } };
+      const glue = await loadModule("encode");
+      const compressor = { codecs: JSON.stringify(a.layout.codecs), itemSize: a.layout.stored_item_size };
+      // A configuration the module refuses is the write's error (INVALID_CONFIG), before anything is written.
+      encode.push(new (glue.Compressor as CompressorClass)(compressor.codecs, compressor.itemSize));
+      return { steps: { decode: a.stages, encode }, compressor, module: compiledOf(glue) };
+    })();
+    found.catch(() => writeSteps.delete(a));
+    writeSteps.set(a, found);
+  }
+  return found;
+}
+
+/** Encodes on this thread, a chunk at a time, in turn with the event loop. */
+async function onThisThread(a: Access): Promise<Encoder> {
+  const coder = a.reader as unknown as ChunkCoder;
+  const { steps } = await writeStepsOf(a);
+  return {
+    concurrency: 1,
+    encode: (input) => inTurn(() => encodeChunk(coder, steps, a.chunkShape, input)),
+  };
+}
+
+/** Encodes in a pool's workers: each chunk's values are handed over, its stored bytes come back. */
+async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promise<Encoder> {
+  const stages = a.stages.map((s) => s.spec);
+  const type = typedArrayFor(a.layout.data_type)!.name;
+  const { compressor, module } = await writeStepsOf(a);
+  const modules = module ? { ...a.modules, encode: module } : a.modules;
+  return {
+    concurrency: await pool.ahead(),
+    encode: async (input) => {
+      const job: EncodeJob = {
+        key: a.key,
+        text: a.text,
+        stages,
+        compressor,
+        values: input.values.buffer as ArrayBuffer,
+        type,
+        chunkShape: a.chunkShape,
+        region: input.region,
+        stored: input.stored,
+        fill: input.fill,
+      };
+      return new Uint8Array(await pool.encode(job, modules, signal));
+    },
+  };
+}
+
+/** The values of `box` in the input (the selection's values, or a scalar), in the box's C order. */
+function boxValues(Ctor: TypedArrayCtor, box: Box, plan: Plan, value: ChunkValue | TypedArray): TypedArray {
+  const counts = box.pieces.map((p) => p.count);
+  const out = new Ctor(counts.reduce((x, y) => x * y, 1));
+  if (ArrayBuffer.isView(value)) {
+    out.fill(value[0] as never);
+    return out;
+  }
+  const rebased: Box = { coords: box.coords, pieces: box.pieces.map((p) => ({ ...p, first: 0, step: 1 })) };
+  overlay(out, counts, rebased, plan, value);
+  return out;
+}
+
+/** The box in its chunk as the encoder takes it: (first, step, count) per dimension. */
+function regionOf(box: Box): Uint32Array {
+  return new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count]));
+}
+
+/** Whether the box is all of its chunk that lies inside the array (the rest needs no values). */
+function wholeChunk(box: Box, chunkShape: number[], shape: number[]): boolean {
+  return box.pieces.every((p, k) => {
+    const inArray = Math.min(chunkShape[k], shape[k] - box.coords[k] * chunkShape[k]);
+    return p.first === 0 && (p.step === 1 || p.count === 1) && p.count === inArray;
+  });
+}
+
+/**
+ * One chunk's input to the encoder: its box's values, and where the box is not the whole
+ * chunk, its place and the chunk's old stored bytes (`old`, fetched only then).
+ */
+async function chunkInput(
+  a: Access,
+  box: Box,
   plan: Plan,
   value: ChunkValue | TypedArray,
-  options: SetOptions,
-) {
-  const encoded = progress(options, plan.boxes.length);
-  const layout = a.layout;
-  const Ctor = typedArrayFor(layout.data_type)!;
-  const size = a.chunkShape.reduce((x, y) => x * y, 1);
-  const fill = Uint8Array.from(layout.fill_bytes);
-  const codecs = await encoders(layout);
-  const serializer = a.stages.find((s) => s.spec.kind !== "compress")?.decoder;
-  const staged = new Map<zarr.AbsolutePath, Uint8Array>();
-  for (const box of plan.boxes) {
-    options.signal?.throwIfAborted();
-    const path = arr.resolve(chunkKey(layout, box.coords)).path;
-    // Whole unless the selection leaves some of the chunk's elements inside the array out.
-    const whole = box.pieces.every((p, k) => {
-      const inArray = Math.min(a.chunkShape[k], layout.shape[k] - box.coords[k] * a.chunkShape[k]);
-      return p.first === 0 && (p.step === 1 || p.count === 1) && p.count === inArray;
-    });
-    let chunk: TypedArray | undefined;
-    if (!whole) {
-      const stored = await fromStore(path, () => arr.store.get(path, options.signal ? { signal: options.signal } : undefined));
-      if (stored) {
-        const bytes = unpackAll(a.stages, await decodeBytes(a.compressors, stored));
-        chunk = a.reader.decodeChunk(bytes) as TypedArray;
+  old: () => Promise<Uint8Array | undefined>,
+): Promise<ChunkInput> {
+  const Ctor = typedArrayFor(a.layout.data_type)!;
+  const fill = Uint8Array.from(a.layout.fill_bytes);
+  const values = boxValues(Ctor, box, plan, value);
+  const full = box.pieces.every((p, k) => p.count === a.chunkShape[k]) && wholeChunk(box, a.chunkShape, a.layout.shape);
+  if (full) return { values, fill };
+  // An edge chunk the box fills takes the fill value outside the array; any other box is
+  // laid over the chunk's old values.
+  const stored = wholeChunk(box, a.chunkShape, a.layout.shape) ? undefined : await old();
+  return { values, region: regionOf(box), stored, fill };
+}
+
+/** Runs `work` on each item, at most `n` at once; rejects with the first failure. */
+async function eachLimited<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (!failed && next < items.length) {
+      const item = items[next++];
+      try {
+        await work(item);
+      } catch (e) {
+        failed = true;
+        throw e;
       }
     }
-    chunk ??= filled(Ctor, fill, size);
-    overlay(chunk, a.chunkShape, box, plan, value);
-    let bytes: Uint8Array = a.reader.encodeChunk(chunk);
-    // A serializer run on whole chunks encodes the chain's little-endian bytes.
-    if (serializer) bytes = serializer.encode!(bytes);
-    for (const c of codecs) bytes = await c.encode(bytes);
-    staged.set(path, bytes);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, lane));
+}
+
+/** Encodes every chunk the selection touches (read back first where it covers part of one). */
+async function encodeChunks(arr: Writable, a: Access, plan: Plan, value: ChunkValue | TypedArray, options: SetOptions, encoder: Encoder) {
+  const encoded = progress(options, plan.boxes.length);
+  const staged = new Map<zarr.AbsolutePath, Uint8Array>();
+  const opts = options.signal ? { signal: options.signal } : undefined;
+  await eachLimited(plan.boxes, encoder.concurrency, async (box) => {
+    options.signal?.throwIfAborted();
+    const key = chunkKey(a.layout, box.coords);
+    const path = arr.resolve(key).path;
+    const old = () => fromStore(path, () => arr.store.get(path, opts));
+    const input = await chunkInput(a, box, plan, value, old);
+    staged.set(path, await namingChunk(key, () => encoder.encode(input)));
     encoded();
+  });
+  return staged;
+}
+
+/** A missing inner chunk's offset and length in a shard index (2^64 - 1). */
+const MISSING = 0xffff_ffff_ffff_ffffn;
+
+/**
+ * Encodes every shard the selection touches: each inner chunk it touches encoded as an
+ * unsharded chunk would be, the others kept as stored (a shard the selection covers entirely
+ * is not read), then the shard laid out with its index (at the end or the start, through the
+ * index's codecs). Inner chunks no write has touched stay missing.
+ */
+async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkValue | TypedArray, options: SetOptions, encoder: Encoder) {
+  const layout = a.layout;
+  const shard = layout.shard!;
+  const perShard = layout.chunk_shape.map((s, i) => s / a.chunkShape[i]);
+  const inner = perShard.reduce((x, y) => x * y, 1);
+  const opts = options.signal ? { signal: options.signal } : undefined;
+  // The selection's boxes by shard, each at its inner chunk's place (C order) in the shard.
+  const shards = new Map<string, { coords: number[]; boxes: Map<number, Box> }>();
+  for (const box of plan.boxes) {
+    const coords = box.coords.map((c, i) => Math.floor(c / perShard[i]));
+    const id = coords.join(",");
+    let entry = shards.get(id);
+    if (!entry) shards.set(id, (entry = { coords, boxes: new Map() }));
+    let position = 0;
+    for (let i = 0; i < coords.length; i++) position = position * perShard[i] + (box.coords[i] % perShard[i]);
+    entry.boxes.set(position, box);
+  }
+  const encoded = progress(options, plan.boxes.length);
+  const staged = new Map<zarr.AbsolutePath, Uint8Array>();
+  // The index holds uint64 values.
+  const indexStep = shard.index_codecs.length
+    ? new ((await loadModule("encode")).Compressor as CompressorClass)(JSON.stringify(shard.index_codecs), 8)
+    : undefined;
+  for (const { coords, boxes } of shards.values()) {
+    options.signal?.throwIfAborted();
+    const key = chunkKey(layout, coords);
+    const path = arr.resolve(key).path;
+    // The old shard is read unless every inner chunk inside the array is wholly written.
+    let inArray = 0;
+    for (let p = 0; p < inner; p++) if (innerInArray(p, coords, perShard, a.chunkShape, layout.shape)) inArray++;
+    const complete = boxes.size === inArray && [...boxes.values()].every((b) => wholeChunk(b, a.chunkShape, layout.shape));
+    const old = complete ? undefined : await namingChunk(key, async () => oldShard(a, await fromStore(path, () => arr.store.get(path, opts)), inner));
+    const parts: (Uint8Array | undefined)[] = old ?? new Array(inner);
+    await eachLimited([...boxes], encoder.concurrency, async ([position, box]) => {
+      options.signal?.throwIfAborted();
+      const innerKey = `${key} (inner chunk ${position})`;
+      const input = await chunkInput(a, box, plan, value, async () => old?.[position]);
+      parts[position] = await namingChunk(innerKey, () => encoder.encode(input));
+      encoded();
+    });
+    staged.set(path, await namingChunk(key, () => layShard(a, parts, indexStep)));
   }
   return staged;
+}
+
+/** Whether the inner chunk at `position` of the shard at `coords` has any element inside the array. */
+function innerInArray(position: number, coords: number[], perShard: number[], chunkShape: number[], shape: number[]): boolean {
+  for (let i = perShard.length - 1; i >= 0; i--) {
+    const local = position % perShard[i];
+    position = Math.floor(position / perShard[i]);
+    if ((coords[i] * perShard[i] + local) * chunkShape[i] >= shape[i]) return false;
+  }
+  return true;
+}
+
+/** A stored shard's inner chunks (undefined: missing), read through its index; none for no shard. */
+async function oldShard(a: Access, bytes: Uint8Array | undefined, inner: number): Promise<(Uint8Array | undefined)[] | undefined> {
+  if (!bytes) return undefined;
+  const shard = a.layout.shard!;
+  const index = a.index!;
+  if (bytes.length < index.bytes) {
+    throw codedError("CHUNK_LENGTH", `the shard has ${bytes.length} bytes, fewer than its index's ${index.bytes}`);
+  }
+  const raw = shard.index_at_end ? bytes.subarray(bytes.length - index.bytes) : bytes.subarray(0, index.bytes);
+  const entries = (await loadWasm()).shardIndexEntries(await index.unpack(raw), shard.index_endian === "little", inner);
+  return Array.from({ length: inner }, (_, p) => {
+    const [offset, length] = [entries[2 * p], entries[2 * p + 1]];
+    if (offset === 2 ** 64) return undefined;
+    if (offset + length > bytes.length) {
+      throw codedError("CHUNK_LENGTH", `inner chunk ${p}: the shard index says bytes ${offset} to ${offset + length}, but the shard has ${bytes.length}`);
+    }
+    return bytes.subarray(offset, offset + length);
+  });
+}
+
+/** A shard's bytes: its inner chunks in order, and the index of where each lies, encoded. */
+function layShard(a: Access, parts: (Uint8Array | undefined)[], indexStep: { encode(raw: Uint8Array): Uint8Array } | undefined): Uint8Array {
+  const shard = a.layout.shard!;
+  const index = a.index!;
+  const entries = new DataView(new ArrayBuffer(16 * parts.length));
+  const little = shard.index_endian === "little";
+  let at = shard.index_at_end ? 0 : index.bytes;
+  parts.forEach((part, p) => {
+    entries.setBigUint64(16 * p, part ? BigInt(at) : MISSING, little);
+    entries.setBigUint64(16 * p + 8, part ? BigInt(part.length) : MISSING, little);
+    at += part?.length ?? 0;
+  });
+  let indexBytes: Uint8Array = new Uint8Array(entries.buffer);
+  if (indexStep) indexBytes = indexStep.encode(indexBytes);
+  if (indexBytes.length !== index.bytes) {
+    throw codedError("INTERNAL", `the shard index encoded to ${indexBytes.length} bytes, not ${index.bytes}`);
+  }
+  const out = new Uint8Array(at + (shard.index_at_end ? indexBytes.length : 0));
+  let position = shard.index_at_end ? 0 : indexBytes.length;
+  if (!shard.index_at_end) out.set(indexBytes, 0);
+  for (const part of parts) {
+    if (!part) continue;
+    out.set(part, position);
+    position += part.length;
+  }
+  if (shard.index_at_end) out.set(indexBytes, position);
+  return out;
 }

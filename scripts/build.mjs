@@ -91,7 +91,7 @@ writeFileSync(
     " * registerCodecs puts it into zarrita's registry (null: not at all). */\n" +
     "export interface CodecRow {\n  name: string;\n  v3_names: string[];\n  v2_id: string | null;\n" +
     '  kind: "array_to_array" | "array_to_bytes" | "bytes_to_bytes";\n  module: string | null;\n' +
-    '  zarrita: "array_to_array" | "whole_chunk" | "compress" | null;\n  encodes_in_wasm: boolean;\n}\n' +
+    '  zarrita: "array_to_array" | "whole_chunk" | "compress" | null;\n}\n' +
     "/** The codec table (src/codec/table.rs). */\nexport declare const CODECS: readonly CodecRow[];\n" +
     "/** Each zarr data type's typed array (the one a read returns), by its name. */\n" +
     "export declare const DATA_TYPES: Readonly<Record<string, string>>;\n" +

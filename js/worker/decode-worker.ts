@@ -1,6 +1,7 @@
 // A pool worker (see js/pool.ts): a Web Worker in browsers, a worker thread in Node. It starts
-// the package's wasm modules from the modules the main thread compiled, then decodes one
-// stored chunk per job with the same code as the one-thread read (js/place.ts): bytes ->
+// the package's wasm modules from the modules the main thread compiled, then encodes one
+// chunk per write job with the same code as the one-thread write (js/encode.ts), or decodes
+// one stored chunk per read job with the same code as the one-thread read (js/place.ts): bytes ->
 // bytes codecs undone by the compress module, the box decoded by the array's reader, its
 // values written to a shared output, to an output this worker assembles, or to a buffer
 // sent back. scripts/build.mjs bundles this file (and what it imports) into one script that
@@ -8,6 +9,7 @@
 import { initSync as initCore, ArrayReader } from "../wasm/zarr_wasm_codecs.js";
 import { initSync as initPacking, DecodedReader } from "../wasm/zarr_wasm_codecs_packing.js";
 import { initSync as initCompress, Decompressor } from "../wasm/zarr_wasm_codecs_compress.js";
+import { initSync as initEncode, Compressor } from "../wasm/zarr_wasm_codecs_encode.js";
 import { initSync as initPcodec, PcodecCodec } from "../wasm/zarr_wasm_codecs_pcodec.js";
 import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
 import type { ModuleName, StepModule } from "../modules.js";
@@ -16,7 +18,8 @@ import {
   boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
-import { type AssemblyMessage, type ErrorReply, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
+import { type AssemblyMessage, type EncodeMessage, type ErrorReply, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
+import { type ChainSteps, type ChunkCoder, encodeChunk } from "../encode.js";
 
 interface Port {
   postMessage(message: Reply, transfer?: Transferable[]): void;
@@ -28,7 +31,7 @@ let port: Port;
  * module, its class. Imported statically and by name, so that the bundled script keeps only
  * these; the types hold this list to the table's.
  */
-const INIT = { core: initCore, packing: initPacking, compress: initCompress, pcodec: initPcodec, zfp: initZfp } satisfies Record<
+const INIT = { core: initCore, packing: initPacking, compress: initCompress, encode: initEncode, pcodec: initPcodec, zfp: initZfp } satisfies Record<
   ModuleName,
   unknown
 >;
@@ -44,9 +47,9 @@ const memories: Partial<Record<ModuleKind, WebAssembly.Memory>> = {};
  * each keeps its last chunk (up to its chunk size) in its module's memory until it is freed.
  */
 const KEEP = 16;
-const kept = new Map<string, TileReader | DecompressorLike>();
+const kept = new Map<string, { free(): void }>();
 
-function keep<T extends TileReader | DecompressorLike>(id: string, make: () => T): T {
+function keep<T extends { free(): void }>(id: string, make: () => T): T {
   let found = kept.get(id) as T | undefined;
   if (found) kept.delete(id);
   else found = make();
@@ -59,7 +62,7 @@ function keep<T extends TileReader | DecompressorLike>(id: string, make: () => T
   return found;
 }
 
-function readerFor(job: JobMessage): TileReader {
+function readerFor(job: { kind: "core" | "packing"; key: number; text: string }): TileReader {
   return keep(`${job.kind}:${job.key}`, () => {
     const r: TileReader = job.kind === "core" ? new ArrayReader(job.text) : new DecodedReader(job.text);
     if (r.fallback !== undefined) {
@@ -71,7 +74,7 @@ function readerFor(job: JobMessage): TileReader {
 }
 
 /** The job's steps before its reader (see js/place.ts), each with its module's memory. */
-function stagesFor(job: JobMessage): { decoder: DecompressorLike; memory: WebAssembly.Memory }[] {
+function stagesFor(job: { kind: "core" | "packing"; key: number; stages: JobMessage["stages"] }): { decoder: DecompressorLike; memory: WebAssembly.Memory }[] {
   return job.stages.map((spec, i) => ({
     decoder: keep(`stage${i}:${job.kind}:${job.key}`, () => stageOf(spec, STEPS[spec.kind])),
     memory: memories[spec.kind]!,
@@ -143,6 +146,23 @@ function assemble(message: AssemblyMessage): void {
   }
 }
 
+/** Encodes one chunk of a write (js/encode.ts); its stored bytes, in a buffer of their own. */
+function encode(job: EncodeMessage): ArrayBuffer {
+  const at = { kind: "core" as const, key: job.key, text: job.text, stages: job.stages };
+  const coder = readerFor(at) as unknown as ChunkCoder;
+  const decode = stagesFor(at);
+  const encoders: ChainSteps["encode"][number][] = [];
+  const serializer = decode.find((_, i) => job.stages[i].kind !== "compress")?.decoder as { encode?(raw: Uint8Array): Uint8Array } | undefined;
+  if (serializer) encoders.push({ encode: (raw) => serializer.encode!(raw) });
+  const spec = job.compressor;
+  if (spec) encoders.push(keep(`encode:core:${job.key}`, () => new Compressor(spec.codecs, spec.itemSize)));
+  const values = new (typedArrayNamed(job.type)!)(job.values);
+  const input = { values, region: job.region, stored: job.stored, fill: job.fill };
+  const bytes = encodeChunk(coder, { decode, encode: encoders }, job.chunkShape, input);
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  return (whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
+}
+
 function errorOf(e: unknown): ErrorReply {
   if (e instanceof Error) return { message: e.message, name: e.name, code: (e as { code?: string }).code };
   return { message: String(e), name: "Error" };
@@ -151,6 +171,15 @@ function errorOf(e: unknown): ErrorReply {
 function handle(message: ToWorker): void {
   if (message.op === "start") {
     memories[message.kind] = INIT[message.kind]({ module: message.module }).memory;
+    return;
+  }
+  if (message.op === "encode") {
+    try {
+      const buffer = encode(message);
+      port.postMessage({ op: "answer", job: message.job, buffer }, [buffer]);
+    } catch (e) {
+      port.postMessage({ op: "answer", job: message.job, error: errorOf(e) });
+    }
     return;
   }
   if (message.op !== "decode") return assemble(message);

@@ -1,6 +1,7 @@
-//! The compress wasm module: the bytes -> bytes codecs (zstd, blosc, lz4, gzip, zlib, crc32c)
-//! that stand between a chunk's stored bytes and its array -> bytes codec. It loads only for
-//! arrays whose chains have them, so that readers of uncompressed data never download it.
+//! The compress wasm module: the bytes -> bytes codecs' decoders (zstd, blosc, lz4, gzip, zlib,
+//! the checksums, shuffle) that stand between a chunk's stored bytes and its array -> bytes
+//! codec. It loads only for arrays whose chains have them, so that readers of uncompressed
+//! data never download it; the encoders are the encode module's.
 
 use wasm_bindgen::prelude::*;
 
@@ -50,11 +51,6 @@ impl Decompressor {
         self.out = Vec::new();
         self.out = self.chain.decode(stored, self.expected).map_err(js_error)?;
         Ok(self.out.len())
-    }
-
-    /// Encodes raw bytes through every codec.
-    pub fn encode(&self, raw: &[u8]) -> Result<Vec<u8>, JsValue> {
-        self.chain.encode(raw).map_err(js_error)
     }
 
     /// Where the last decode's bytes are in wasm memory.

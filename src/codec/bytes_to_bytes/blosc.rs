@@ -31,8 +31,9 @@
 //! block shuffled (or bitshuffled) as a whole; see [`super::shuffle`] for the layouts and for
 //! which blocks are filtered.
 
-use super::shuffle::{bitunshuffle, unshuffle};
-use super::{blosclz, check_declared, deflate, lz4, zstd, BloscParams};
+use super::shuffle::{bitshuffle, bitunshuffle, shuffle, unshuffle};
+use super::{blosclz, check_declared, deflate, lz4, zstd};
+use super::{BloscCompressor, BloscParams, BloscShuffle};
 use crate::error::{Error, Result};
 
 const NAME: &str = "blosc";
@@ -306,19 +307,277 @@ impl Chunk<'_> {
     }
 }
 
-/// Encodes `input` as one blosc 1 chunk, as numcodecs' `Blosc` would with `p` (whose type
-/// size is set). (For now, stored uncompressed: the memcpyed form every blosc reader takes.)
-pub fn encode(input: &[u8], p: BloscParams) -> Result<Vec<u8>> {
-    if input.len() > MAX_BUFFERSIZE {
-        return Err(Error::config(NAME, format!("{} bytes are over blosc's limit", input.len())));
+// Encoding, as c-blosc 1.21's `blosc_compress_ctx` does for numcodecs (one thread).
+
+/// Inputs shorter than this are stored memcpyed (c-blosc's MIN_BUFFERSIZE).
+const MIN_BUFFERSIZE: usize = 128;
+/// c-blosc's assumed L1 cache size, the base of its automatic block sizes.
+const L1: usize = 32 * 1024;
+
+/// Whether c-blosc counts the compressor as one for high compression ratios (larger blocks).
+fn high_ratio(cname: BloscCompressor) -> bool {
+    matches!(
+        cname,
+        BloscCompressor::Lz4Hc | BloscCompressor::Zlib | BloscCompressor::Zstd
+    )
+}
+
+/// c-blosc 1.21's default split mode (FORWARD_COMPAT): a block is stored as one stream per
+/// byte of the type, unless the compressor is zstd (whose chunks always say "not split"),
+/// for type sizes up to 16 and blocks of at least 128 elements.
+fn splits(cname: BloscCompressor, typesize: usize, blocksize: usize) -> bool {
+    cname != BloscCompressor::Zstd
+        && typesize <= MAX_SPLITS
+        && blocksize / typesize >= MIN_SPLIT_ELEMENTS
+}
+
+/// The block size c-blosc 1.21's `compute_blocksize` gives: `forced` (numcodecs'
+/// `blocksize`; 0: automatic) bounded to 128 bytes..MAX_BLOCKSIZE, or from the L1 size by
+/// level (doubled for high-ratio compressors); for blocks that split, scaled by the type size
+/// to 64 KiB..1 MiB; then at most `nbytes`, and a multiple of the type size.
+fn compute_blocksize(
+    cname: BloscCompressor,
+    clevel: u8,
+    typesize: usize,
+    nbytes: usize,
+    forced: usize,
+) -> usize {
+    if nbytes < typesize {
+        return 1;
     }
-    let typesize = if p.typesize > 255 { 1 } else { p.typesize.max(1) } as u8;
-    let nbytes = input.len() as u32;
-    let mut out = Vec::with_capacity(HEADER + input.len());
-    out.extend_from_slice(&[2, 1, MEMCPYED | DONT_SPLIT, typesize]);
-    out.extend_from_slice(&nbytes.to_le_bytes());
-    out.extend_from_slice(&nbytes.max(1).to_le_bytes());
-    out.extend_from_slice(&((HEADER + input.len()) as u32).to_le_bytes());
+    let mut blocksize = nbytes;
+    if forced != 0 {
+        blocksize = forced.clamp(MIN_BUFFERSIZE, MAX_BLOCKSIZE);
+    } else if nbytes >= L1 {
+        let hcr = high_ratio(cname);
+        blocksize = if hcr { 2 * L1 } else { L1 };
+        blocksize = match clevel {
+            0 => blocksize / 4,
+            1 => blocksize / 2,
+            2 => blocksize,
+            3 => blocksize * 2,
+            4 | 5 => blocksize * 4,
+            6..=8 => blocksize * 8,
+            _ => blocksize * if hcr { 16 } else { 8 },
+        };
+    }
+    if clevel > 0 && splits(cname, typesize, blocksize) {
+        blocksize = (blocksize.min(1 << 18) * typesize).clamp(1 << 16, 1 << 20);
+    }
+    blocksize = blocksize.min(nbytes);
+    if blocksize > typesize {
+        blocksize = blocksize / typesize * typesize;
+    }
+    blocksize
+}
+
+/// Encodes `input` as one blosc 1 chunk, as numcodecs 0.17.1's `Blosc` (c-blosc 1.21, one
+/// thread) does with `p`, whose type size is set (over 255: 1, as c-blosc takes it). The
+/// header (flags, type size, block size) is c-blosc's; so are the filtering of each block,
+/// the split streams, the streams stored raw where compressing does not shrink them, and the
+/// whole chunk stored memcpyed at level 0, under 128 bytes, or when the compressed chunk would
+/// be longer than the input and header. The streams: blosclz's are c-blosc's byte for byte
+/// ([`blosclz::compress`]); zstd's are the C library's at c-blosc's level (1, 3, 5, .., 15, then
+/// 22 at level 9), so equal to c-blosc's when the library versions compress alike; lz4 and lz4hc
+/// (lz4_flex, no acceleration or high-compression search) and zlib (miniz_oxide) find other
+/// matches than c-blosc's libraries, in the same formats.
+pub fn encode(input: &[u8], p: BloscParams) -> Result<Vec<u8>> {
+    let nbytes = input.len();
+    if nbytes > MAX_BUFFERSIZE {
+        return Err(Error::config(
+            NAME,
+            format!("{nbytes} bytes are over blosc's limit of {MAX_BUFFERSIZE}"),
+        ));
+    }
+    if p.clevel > 9 {
+        return Err(Error::config(
+            NAME,
+            format!("clevel must be 0 to 9, not {}", p.clevel),
+        ));
+    }
+    let typesize = match p.typesize {
+        1..=255 => p.typesize,
+        _ => 1,
+    };
+    // numcodecs resolves AUTOSHUFFLE from the type size it is given (before c-blosc's limit).
+    let shuffle_mode = match p.shuffle {
+        BloscShuffle::Auto if p.typesize.max(1) == 1 => BloscShuffle::Bit,
+        BloscShuffle::Auto => BloscShuffle::Byte,
+        other => other,
+    };
+    let blocksize = compute_blocksize(p.cname, p.clevel, typesize, nbytes, p.blocksize);
+    let format: u8 = match p.cname {
+        BloscCompressor::BloscLz => 0,
+        BloscCompressor::Lz4 | BloscCompressor::Lz4Hc => 1,
+        BloscCompressor::Zlib => 3,
+        BloscCompressor::Zstd => 4,
+    };
+    let mut flags = format << 5;
+    if !splits(p.cname, typesize, blocksize) {
+        flags |= DONT_SPLIT;
+    }
+    flags |= match shuffle_mode {
+        BloscShuffle::Byte => DOSHUFFLE,
+        BloscShuffle::Bit => DOBITSHUFFLE,
+        _ => 0,
+    };
+    let mut head = [0u8; HEADER];
+    head[..4].copy_from_slice(&[2, 1, flags, typesize as u8]);
+    head[4..8].copy_from_slice(&(nbytes as u32).to_le_bytes());
+    head[8..12].copy_from_slice(&(blocksize as u32).to_le_bytes());
+    if p.clevel > 0 && nbytes >= MIN_BUFFERSIZE {
+        let encoder = Encoder {
+            cname: p.cname,
+            clevel: p.clevel,
+            typesize,
+            blocksize,
+            flags,
+        };
+        if let Some(chunk) = encoder.compress(input, head)? {
+            return Ok(chunk);
+        }
+    }
+    // Stored as is (the filter flags stay set; nothing is filtered).
+    head[2] |= MEMCPYED;
+    head[12..16].copy_from_slice(&((HEADER + nbytes) as u32).to_le_bytes());
+    let mut out = Vec::with_capacity(HEADER + nbytes);
+    out.extend_from_slice(&head);
     out.extend_from_slice(input);
     Ok(out)
+}
+
+/// What compressing a chunk's blocks needs.
+struct Encoder {
+    cname: BloscCompressor,
+    clevel: u8,
+    typesize: usize,
+    blocksize: usize,
+    flags: u8,
+}
+
+impl Encoder {
+    /// The compressed chunk (`head` completed), or `None` where c-blosc gives up and stores
+    /// the chunk memcpyed: when the chunk would grow past the input's size and the header's.
+    fn compress(&self, input: &[u8], mut head: [u8; HEADER]) -> Result<Option<Vec<u8>>> {
+        let nbytes = input.len();
+        let (t, blocksize) = (self.typesize, self.blocksize);
+        // c-blosc's destination is numcodecs' `nbytes + 16` bytes: nothing may pass it.
+        let maxbytes = nbytes + HEADER;
+        let nblocks = nbytes.div_ceil(blocksize);
+        let mut ntbytes = HEADER + 4 * nblocks;
+        if ntbytes > maxbytes {
+            return Ok(None);
+        }
+        let lz4 = matches!(self.cname, BloscCompressor::Lz4 | BloscCompressor::Lz4Hc);
+        // lz4_flex writes into a slice with room for its worst case: that much spare room
+        // after the limit, which no stream kept reaches.
+        let spare = if lz4 {
+            lz4_flex::block::get_maximum_output_size(blocksize)
+        } else {
+            0
+        };
+        // Zero-filled at once (calloc), written in place, cut to size at the end.
+        let mut out = vec![0u8; maxbytes + spare];
+        let split = self.flags & DONT_SPLIT == 0;
+        let byte_shuffle = self.flags & DOSHUFFLE != 0 && t > 1;
+        let bit_shuffle = self.flags & DOBITSHUFFLE != 0;
+        let mut scratch = if byte_shuffle || bit_shuffle {
+            vec![0u8; blocksize]
+        } else {
+            Vec::new()
+        };
+        let mut table = if self.cname == BloscCompressor::BloscLz {
+            vec![0u32; blosclz::TABLE_LEN]
+        } else {
+            Vec::new()
+        };
+        for (j, block) in input.chunks(blocksize).enumerate() {
+            out[HEADER + 4 * j..][..4].copy_from_slice(&(ntbytes as u32).to_le_bytes());
+            let len = block.len();
+            // As c-blosc (and the decoder): shuffle for types of 2 bytes or more; bitshuffle
+            // for blocks of a whole element or more (which copies blocks whose element count
+            // is not a multiple of 8).
+            let data: &[u8] = if byte_shuffle {
+                shuffle(t, block, &mut scratch[..len]);
+                &scratch[..len]
+            } else if bit_shuffle && len >= t {
+                bitshuffle(t, block, &mut scratch[..len]);
+                &scratch[..len]
+            } else {
+                block
+            };
+            let streams = if split && len == blocksize { t } else { 1 };
+            let neblock = len / streams;
+            for stream in data.chunks_exact(neblock) {
+                ntbytes += 4;
+                let maxout = neblock.min(maxbytes.saturating_sub(ntbytes));
+                if maxout == 0 {
+                    return Ok(None);
+                }
+                let mut cbytes =
+                    self.stream(stream, &mut out[ntbytes..], maxout, split, &mut table)?;
+                if cbytes == 0 || cbytes == neblock {
+                    // Not compressed (or no smaller): stored raw.
+                    if ntbytes + neblock > maxbytes {
+                        return Ok(None);
+                    }
+                    out[ntbytes..ntbytes + neblock].copy_from_slice(stream);
+                    cbytes = neblock;
+                }
+                out[ntbytes - 4..ntbytes].copy_from_slice(&(cbytes as u32).to_le_bytes());
+                ntbytes += cbytes;
+            }
+        }
+        head[12..16].copy_from_slice(&(ntbytes as u32).to_le_bytes());
+        out[..HEADER].copy_from_slice(&head);
+        out.truncate(ntbytes);
+        out.shrink_to_fit();
+        Ok(Some(out))
+    }
+
+    /// Compresses one stream into `out`, which it may fill up to `maxout` bytes; returns the
+    /// compressed size, or 0 when it does not fit (as c-blosc's compressor wrappers do).
+    /// (`out` has room for lz4_flex's worst case past `maxout`.)
+    fn stream(
+        &self,
+        stream: &[u8],
+        out: &mut [u8],
+        maxout: usize,
+        split: bool,
+        table: &mut [u32],
+    ) -> Result<usize> {
+        let kept = |compressed: &[u8], out: &mut [u8]| {
+            if compressed.len() > maxout {
+                0
+            } else {
+                out[..compressed.len()].copy_from_slice(compressed);
+                compressed.len()
+            }
+        };
+        Ok(match self.cname {
+            BloscCompressor::BloscLz => {
+                blosclz::compress(self.clevel, stream, &mut out[..maxout], split, table)
+            }
+            BloscCompressor::Lz4 | BloscCompressor::Lz4Hc => {
+                // lz4 and lz4hc write the same block format (the header says lz4).
+                match lz4_flex::block::compress_into(stream, out) {
+                    Ok(n) if n <= maxout => n,
+                    _ => 0,
+                }
+            }
+            BloscCompressor::Zlib => kept(&deflate::zlib(stream, self.clevel), out),
+            BloscCompressor::Zstd => {
+                // c-blosc's zstd_wrap_compress: levels 1 to 8 to 2l - 1, 9 to ZSTD_maxCLevel.
+                let level = if self.clevel < 9 {
+                    2 * i32::from(self.clevel) - 1
+                } else {
+                    ::zstd::zstd_safe::max_c_level()
+                };
+                match zstd::encode(stream, level, false) {
+                    Ok(frame) => kept(&frame, out),
+                    Err(_) => 0,
+                }
+            }
+        })
+    }
 }

@@ -11,10 +11,280 @@
 //!
 //! A copy may overlap its own output (a distance shorter than the length repeats the last
 //! `distance` bytes). The stream ends with its last token; it must fill the output exactly.
-//! (Format learnt from c-blosc's blosc/blosclz.c; the code is this package's own.)
+//!
+//! [`compress`] writes the streams c-blosc 1.21's blosclz (its 2.5 series) writes, byte for
+//! byte: the same entropy probe deciding whether to try, the same hash table, match rules and
+//! output limits (see its doc). (Format and algorithm learnt from c-blosc's blosc/blosclz.c;
+//! the code is this package's own.)
 
 /// Added to the 16-bit distance of the long form (distances up to 8192 fit the short one).
 const FAR_BIAS: usize = 8192;
+
+/// The longest literal run one control byte announces.
+const MAX_COPY: usize = 32;
+/// Distances up to this (biased: one less than the distance) take the short form.
+const MAX_DISTANCE: usize = 8191;
+/// Candidates this far back or further are not taken.
+const MAX_FAR_DISTANCE: usize = 65535 + MAX_DISTANCE - 1;
+/// The hash table's size (log 2) for levels 3 to 9; 1 and 2 use 12 and 13.
+const HASH_LOG: u32 = 14;
+/// The probe's hash table (log 2).
+const PROBE_HASH_LOG: u32 = 12;
+/// The least compression ratio the probe must guess for each level to go on.
+const MIN_RATIO: [f64; 10] = [0.0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0];
+
+/// The entries a table for [`compress`] needs (it may be reused from call to call).
+pub(crate) const TABLE_LEN: usize = 1 << HASH_LOG;
+
+#[inline(always)]
+fn read32(input: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(input[at..at + 4].try_into().unwrap_or([0; 4]))
+}
+
+/// Knuth's multiplicative hash of 4 bytes (the one lz4 uses), to `log` bits.
+#[inline(always)]
+fn hash(seq: u32, log: u32) -> usize {
+    (seq.wrapping_mul(2_654_435_761) >> (32 - log)) as usize
+}
+
+/// Where a match from `at` (compared with the bytes `distance` back) stops counting, as
+/// c-blosc's match and run finders report it: one past the first differing byte, and at
+/// most `bound` (the byte at `bound` is never compared). `at < bound`.
+#[inline(always)]
+fn match_end(input: &[u8], mut at: usize, distance: usize, bound: usize) -> usize {
+    while at + 8 <= bound {
+        let a = u64::from_le_bytes(input[at..at + 8].try_into().unwrap_or([0; 8]));
+        let b = u64::from_le_bytes(
+            input[at - distance..at - distance + 8]
+                .try_into()
+                .unwrap_or([0; 8]),
+        );
+        if a != b {
+            return at + ((a ^ b).trailing_zeros() / 8) as usize + 1;
+        }
+        at += 8;
+    }
+    while at < bound {
+        if input[at] != input[at - distance] {
+            return at + 1;
+        }
+        at += 1;
+    }
+    bound
+}
+
+/// c-blosc's entropy probe: a guess of the compression ratio of `window` (at most 4096
+/// bytes), from a cheap pass that counts what a greedy encoding (matches of at least 3
+/// bytes, each cut 3 bytes short) would write.
+fn probe_ratio(window: &[u8]) -> f64 {
+    let limit = window.len();
+    let mut table = [0u16; 1 << PROBE_HASH_LOG];
+    let mut ip = 0usize;
+    let mut out = 5i64;
+    let mut copy = 4u32;
+    if limit > 12 {
+        let bound = limit - 1;
+        let ip_limit = limit - 12;
+        while ip < ip_limit {
+            let anchor = ip;
+            let seq = read32(window, ip);
+            let h = hash(seq, PROBE_HASH_LOG);
+            let candidate = usize::from(table[h]);
+            table[h] = anchor as u16;
+            let distance = anchor - candidate;
+            let mut literal = distance == 0 || read32(window, candidate) != seq;
+            let mut len = 0;
+            if !literal {
+                ip = match_end(window, anchor + 4, distance, bound) - 3;
+                len = ip - anchor;
+                literal = len < 3;
+            }
+            if literal {
+                out += 1;
+                ip = anchor + 1;
+                copy += 1;
+                if copy as usize == MAX_COPY {
+                    copy = 0;
+                    out += 1;
+                }
+                continue;
+            }
+            if copy == 0 {
+                out -= 1;
+            }
+            copy = 0;
+            if len >= 7 {
+                out += ((len - 7) / 255) as i64 + 1;
+            }
+            out += 2;
+            let h = hash(read32(window, ip), PROBE_HASH_LOG);
+            table[h] = ip as u16;
+            ip += 2;
+            out += 1;
+        }
+    }
+    ip as f64 / out as f64
+}
+
+/// Compresses `input` (one stream of a blosc block) into `out`, whose length is the most
+/// that may be written (c-blosc's `maxout`), as c-blosc 1.21's `blosclz_compress` does at
+/// `clevel` (1 to 9); `split`: whether the chunk splits its blocks (c-blosc's flag, also for
+/// a last block that is not split). Returns the stream's length, or 0 when blosclz gives up:
+/// the probe guesses too low a ratio, the input is under 16 bytes or `out` under 66, or the
+/// stream would not fit `out` (c-blosc's conservative checks, one byte early for literals).
+/// `table` is scratch, [`TABLE_LEN`] entries at least.
+pub(crate) fn compress(
+    clevel: u8,
+    input: &[u8],
+    out: &mut [u8],
+    split: bool,
+    table: &mut [u32],
+) -> usize {
+    let length = input.len();
+    let maxout = out.len();
+    let clevel = usize::from(clevel.clamp(1, 9));
+    // Probe the last quarter of the input (its first 4096 bytes at most).
+    let probe_len = length / 4;
+    let probe_start = length - probe_len;
+    let window = &input[probe_start..probe_start + probe_len.min(1 << PROBE_HASH_LOG)];
+    let ratio = probe_ratio(window);
+    if ratio < MIN_RATIO[clevel] {
+        return 0;
+    }
+    // Matches are cut this many bytes short of where they stop counting, and shorter ones
+    // are not taken.
+    let (shift, min_len) = if !split || ratio < 4.0 { (3, 3) } else { (4, 4) };
+    let log = match clevel {
+        1 => HASH_LOG - 2,
+        2 => HASH_LOG - 1,
+        _ => HASH_LOG,
+    };
+    if length < 16 || maxout < 66 {
+        return 0;
+    }
+    let table = &mut table[..1 << log];
+    table.fill(0);
+    let bound = length - 1;
+    let ip_limit = length - 12;
+    // The first token: a literal of the first 4 bytes (its count fixed when it ends).
+    out[0] = (MAX_COPY - 1) as u8;
+    out[1..5].copy_from_slice(&input[..4]);
+    let mut op = 5;
+    let mut ip = 4;
+    let mut copy = 4usize;
+    // c-blosc checks `op + 2 > maxout` before each literal byte (which may be followed by
+    // the next run's control byte), and before each part of a match the bytes it writes.
+    macro_rules! fits {
+        ($n:expr) => {
+            if op + $n > maxout {
+                return 0;
+            }
+        };
+    }
+    while ip < ip_limit {
+        let anchor = ip;
+        let seq = read32(input, ip);
+        let h = hash(seq, log);
+        let candidate = table[h] as usize;
+        table[h] = anchor as u32;
+        let distance = anchor - candidate;
+        let mut literal =
+            distance == 0 || distance >= MAX_FAR_DISTANCE || read32(input, candidate) != seq;
+        let mut len = 0;
+        if !literal {
+            ip = match_end(input, anchor + 4, distance, bound) - shift;
+            len = ip - anchor;
+            // Short matches from far away cost more to decode than they save.
+            literal = len < min_len || (len <= 5 && distance - 1 >= MAX_DISTANCE);
+        }
+        if literal {
+            fits!(2);
+            out[op] = input[anchor];
+            op += 1;
+            ip = anchor + 1;
+            copy += 1;
+            if copy == MAX_COPY {
+                copy = 0;
+                out[op] = (MAX_COPY - 1) as u8;
+                op += 1;
+            }
+            continue;
+        }
+        // End the literal run before the match (or drop its unused control byte).
+        if copy > 0 {
+            out[op - copy - 1] = (copy - 1) as u8;
+        } else {
+            op -= 1;
+        }
+        copy = 0;
+        let biased = distance - 1;
+        let (far, d) = if biased < MAX_DISTANCE {
+            (false, biased)
+        } else {
+            (true, biased - MAX_DISTANCE)
+        };
+        let high = if far { 31 } else { (d >> 8) as u8 };
+        if len < 7 {
+            fits!(if far { 4 } else { 2 });
+            out[op] = ((len as u8) << 5) + high;
+            op += 1;
+        } else {
+            fits!(1);
+            out[op] = (7 << 5) + high;
+            op += 1;
+            let mut rest = len - 7;
+            while rest >= 255 {
+                fits!(1);
+                out[op] = 255;
+                op += 1;
+                rest -= 255;
+            }
+            fits!(if far { 4 } else { 2 });
+            out[op] = rest as u8;
+            op += 1;
+        }
+        if far {
+            out[op] = 255;
+            out[op + 1..op + 3].copy_from_slice(&(d as u16).to_be_bytes());
+            op += 3;
+        } else {
+            out[op] = (d & 255) as u8;
+            op += 1;
+        }
+        // Hash the match's end (at level 9, the byte after too, from the same 4 bytes).
+        let seq = read32(input, ip);
+        table[hash(seq, log)] = ip as u32;
+        ip += 1;
+        if clevel == 9 {
+            table[hash(seq >> 8, log)] = ip as u32;
+        }
+        ip += 1;
+        fits!(1);
+        out[op] = (MAX_COPY - 1) as u8;
+        op += 1;
+    }
+    // The rest as literals.
+    while ip <= bound {
+        fits!(2);
+        out[op] = input[ip];
+        op += 1;
+        ip += 1;
+        copy += 1;
+        if copy == MAX_COPY {
+            copy = 0;
+            out[op] = (MAX_COPY - 1) as u8;
+            op += 1;
+        }
+    }
+    if copy > 0 {
+        out[op - copy - 1] = (copy - 1) as u8;
+    } else {
+        op -= 1;
+    }
+    // c-blosc's marker (the decoder reads only the low 5 bits of the first byte).
+    out[0] |= 1 << 5;
+    op
+}
 
 /// Decodes one blosclz stream, which must fill `out` exactly. The error says what is wrong.
 pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<(), &'static str> {

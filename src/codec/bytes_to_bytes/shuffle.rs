@@ -1,4 +1,4 @@
-//! Undoing blosc's two filters on one block: byte shuffle and bitshuffle.
+//! blosc's two filters on one block, applied and undone: byte shuffle and bitshuffle.
 //!
 //! Byte shuffle stores a block of `n` elements of `t` bytes as `t` planes of `n` bytes, plane
 //! `j` holding byte `j` of every element; the block's last `len % t` bytes (a partial element)
@@ -51,19 +51,12 @@ pub(crate) fn numcodecs_unshuffle(elementsize: usize, input: &[u8]) -> Result<Ve
     Ok(out)
 }
 
-/// numcodecs' `shuffle` codec: byte `j` of every element into plane `j`.
+/// numcodecs' `shuffle` codec: byte `j` of every element into plane `j` (blosc's byte
+/// shuffle of one block, the whole buffer, with no partial element).
 pub(crate) fn numcodecs_shuffle(elementsize: usize, input: &[u8]) -> Result<Vec<u8>> {
     check_elementsize(elementsize, input.len())?;
-    if elementsize <= 1 {
-        return Ok(input.to_vec());
-    }
-    let n = input.len() / elementsize;
     let mut out = vec![0u8; input.len()];
-    for (j, plane) in out.chunks_exact_mut(n.max(1)).enumerate().take(elementsize) {
-        for (byte, element) in plane.iter_mut().zip(input.chunks_exact(elementsize)) {
-            *byte = element[j];
-        }
-    }
+    shuffle(elementsize, input, &mut out);
     Ok(out)
 }
 
@@ -325,12 +318,184 @@ fn bitunshuffle_any(typesize: usize, src: &[u8], dst: &mut [u8], n: usize) {
     bitunshuffle_groups(typesize, src, dst, n, 0);
 }
 
+/// Byte shuffle (blosc's, on one block): `src` into `dst`, of the same length. Byte `j` of
+/// element `i` goes to `dst[j * n + i]`, for the block's `n` whole elements; a trailing
+/// partial element is copied as it is. The inverse of [`unshuffle`].
+pub(crate) fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let len = src.len().min(dst.len());
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    if typesize <= 1 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let n = len / typesize;
+    let whole = n * typesize;
+    match typesize {
+        2 => shuffle_fixed::<2>(src, dst, n),
+        4 => shuffle_fixed::<4>(src, dst, n),
+        8 => shuffle_fixed::<8>(src, dst, n),
+        16 => shuffle_fixed::<16>(src, dst, n),
+        _ => shuffle_any(typesize, src, dst, n),
+    }
+    dst[whole..].copy_from_slice(&src[whole..]);
+}
+
+/// `T` mutable planes of `n` bytes each, the first `T * n` bytes of `bytes`.
+fn planes_mut<const T: usize>(bytes: &mut [u8], n: usize) -> [&mut [u8]; T] {
+    let mut rest = &mut bytes[..T * n];
+    std::array::from_fn(|_| {
+        let (plane, tail) = std::mem::take(&mut rest).split_at_mut(n);
+        rest = tail;
+        plane
+    })
+}
+
+/// Eight elements at a time: their 8-byte slices (zero-padded past `T`) transposed as bytes
+/// give, in word `j`, byte `j` of each of the eight, which goes to plane `j` whole.
+fn shuffle_fixed<const T: usize>(src: &[u8], dst: &mut [u8], n: usize) {
+    let (elements, _) = src[..n * T].as_chunks::<T>();
+    let (octets, tail) = elements.as_chunks::<8>();
+    let mut planes = planes_mut::<T>(dst, n);
+    {
+        let mut words: [&mut [[u8; 8]]; T] = std::array::from_fn(|_| Default::default());
+        for (word, plane) in words.iter_mut().zip(planes.iter_mut()) {
+            *word = &mut plane.as_chunks_mut::<8>().0[..octets.len()];
+        }
+        for (g, octet) in octets.iter().enumerate() {
+            for base in (0..T).step_by(8) {
+                let width = (T - base).min(8);
+                let mut columns = [0u64; 8];
+                for (column, element) in columns.iter_mut().zip(octet) {
+                    let mut word = [0u8; 8];
+                    word[..width].copy_from_slice(&element[base..base + width]);
+                    *column = u64::from_le_bytes(word);
+                }
+                let columns = transpose_bytes(columns);
+                for (plane, column) in words[base..base + width].iter_mut().zip(columns) {
+                    plane[g] = column.to_le_bytes();
+                }
+            }
+        }
+    }
+    let done = octets.len() * 8;
+    for (i, element) in tail.iter().enumerate() {
+        for (plane, &byte) in planes.iter_mut().zip(element) {
+            plane[done + i] = byte;
+        }
+    }
+}
+
+fn shuffle_any(typesize: usize, src: &[u8], dst: &mut [u8], n: usize) {
+    for (tile, start) in src[..n * typesize]
+        .chunks(TILE * typesize)
+        .zip((0..).step_by(TILE))
+    {
+        for j in 0..typesize {
+            let strip = &mut dst[j * n + start..][..tile.len() / typesize];
+            for (byte, element) in strip.iter_mut().zip(tile.chunks_exact(typesize)) {
+                *byte = element[j];
+            }
+        }
+    }
+}
+
+/// Bitshuffle as c-blosc 1.x applies it to one block of `src.len()` bytes: `src` into `dst`,
+/// of the same length. Bit `b` of byte `j` of element `8 * i + k` goes to bit `k` of byte
+/// `i` of bit row `8 * j + b`, when the element count is a multiple of 8 (a trailing partial
+/// element copied as it is); a block with another element count is copied unfiltered. The
+/// inverse of [`bitunshuffle`].
+pub(crate) fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let len = src.len().min(dst.len());
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    let n = len.checked_div(typesize).unwrap_or(0);
+    if !n.is_multiple_of(8) || n == 0 {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let whole = n * typesize;
+    match typesize {
+        1 => bitshuffle_fixed::<1>(src, dst, n),
+        2 => bitshuffle_fixed::<2>(src, dst, n),
+        4 => bitshuffle_fixed::<4>(src, dst, n),
+        8 => bitshuffle_fixed::<8>(src, dst, n),
+        16 => bitshuffle_fixed::<16>(src, dst, n),
+        _ => bitshuffle_groups(typesize, src, dst, n, 0),
+    }
+    dst[whole..].copy_from_slice(&src[whole..]);
+}
+
+/// Runs of 64 elements, then the groups of 8 left. Per run: for each byte `j` of the type,
+/// the eight words whose word `m`, byte `k`, is byte `j` of element `8 * m + k` (for `T > 1`
+/// a byte transpose of the elements' 8-byte slices), then the inverse of
+/// [`unshuffle_run`] (a byte transpose, then the bit rounds) gives word `b` for bit row
+/// `8 * j + b`, the run's 8 bytes of it.
+fn bitshuffle_fixed<const T: usize>(src: &[u8], dst: &mut [u8], n: usize) {
+    let row_len = n / 8;
+    let runs = row_len / 8;
+    let (elements, _) = src[..n * T].as_chunks::<T>();
+    let (whole, _) = elements[..runs * 64].as_chunks::<64>();
+    for (r, run) in whole.iter().enumerate() {
+        // bytes[j][m]: byte j of elements 8m..8m + 7 of the run.
+        let mut bytes = [[0u64; 8]; T];
+        let (octets, _) = run.as_chunks::<8>();
+        for (m, octet) in octets.iter().enumerate() {
+            if T == 1 {
+                bytes[0][m] = u64::from_le_bytes(std::array::from_fn(|k| octet[k][0]));
+                continue;
+            }
+            for base in (0..T).step_by(8) {
+                let width = (T - base).min(8);
+                let mut columns = [0u64; 8];
+                for (column, element) in columns.iter_mut().zip(octet) {
+                    let mut word = [0u8; 8];
+                    word[..width].copy_from_slice(&element[base..base + width]);
+                    *column = u64::from_le_bytes(word);
+                }
+                let columns = transpose_bytes(columns);
+                for (plane, column) in bytes[base..base + width].iter_mut().zip(columns) {
+                    plane[m] = column;
+                }
+            }
+        }
+        for (j, x) in bytes.into_iter().enumerate() {
+            let mut w = transpose_bytes(x);
+            swap_rounds(&mut w, BIT_SHIFTS, BIT_MASKS);
+            for (b, word) in w.into_iter().enumerate() {
+                let at = (8 * j + b) * row_len + 8 * r;
+                dst[at..at + 8].copy_from_slice(&word.to_le_bytes());
+            }
+        }
+    }
+    bitshuffle_groups(T, src, dst, n, runs * 8);
+}
+
+/// Bitshuffles the groups of 8 elements from group `first` on, one at a time.
+fn bitshuffle_groups(typesize: usize, src: &[u8], dst: &mut [u8], n: usize, first: usize) {
+    let row_len = n / 8;
+    let groups = src[..n * typesize].chunks_exact(8 * typesize).skip(first);
+    for (g, group) in groups.enumerate() {
+        let at = first + g;
+        for j in 0..typesize {
+            let mut x = [0u8; 8];
+            for (byte, element) in x.iter_mut().zip(group.chunks_exact(typesize)) {
+                *byte = element[j];
+            }
+            let rows = transpose_bits(u64::from_le_bytes(x)).to_le_bytes();
+            for (b, byte) in rows.into_iter().enumerate() {
+                dst[(8 * j + b) * row_len + at] = byte;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Byte shuffle, written the plain way, to check the fast inverse against.
-    fn shuffle(t: usize, src: &[u8]) -> Vec<u8> {
+    /// Byte shuffle, written the plain way, to check the fast filters against.
+    fn plain_shuffle(t: usize, src: &[u8]) -> Vec<u8> {
         let n = src.len() / t;
         let mut out = src.to_vec();
         for i in 0..n {
@@ -342,7 +507,7 @@ mod tests {
     }
 
     /// Bitshuffle as c-blosc 1.x applies it, written bit by bit from the layout above.
-    fn bitshuffle(t: usize, src: &[u8]) -> Vec<u8> {
+    fn plain_bitshuffle(t: usize, src: &[u8]) -> Vec<u8> {
         let n = src.len() / t;
         let mut out = src.to_vec();
         if !n.is_multiple_of(8) || n == 0 {
@@ -392,13 +557,20 @@ mod tests {
                 1000,
                 4096 + 3,
                 8 * 72 * t,
+                8 * 72 * t + t - 1,
+                64 * 8 * t,
             ] {
                 let plain = data(len);
                 let mut out = vec![0; len];
-                unshuffle(t, &shuffle(t, &plain), &mut out);
+                unshuffle(t, &plain_shuffle(t, &plain), &mut out);
                 assert_eq!(out, plain, "unshuffle t={t} len={len}");
-                bitunshuffle(t, &bitshuffle(t, &plain), &mut out);
+                bitunshuffle(t, &plain_bitshuffle(t, &plain), &mut out);
                 assert_eq!(out, plain, "bitunshuffle t={t} len={len}");
+                // The fast filters give what the plain ones do.
+                shuffle(t, &plain, &mut out);
+                assert_eq!(out, plain_shuffle(t, &plain), "shuffle t={t} len={len}");
+                bitshuffle(t, &plain, &mut out);
+                assert_eq!(out, plain_bitshuffle(t, &plain), "bitshuffle t={t} len={len}");
             }
         }
     }

@@ -1,0 +1,86 @@
+// Encoding one chunk for a write: the one code that both the main thread (one-thread writes)
+// and the pool's workers run. A chunk arrives as the values of the selection's box in it (the
+// input sliced once, in the box's C order); where the box is the whole chunk those values
+// are the chunk, otherwise they are laid over the chunk's old values (decoded from its
+// stored bytes) or over the fill value. The core's chain encodes the values (or, where the
+// stored bytes are the values themselves, they are taken as they are), and the steps'
+// modules encode them in turn: a whole-chunk serializer, then the compress module's codecs.
+import { cOrderStrides } from "./strides.js";
+import { type Decompressor, filled, type TypedArray, type TypedArrayCtor, unpackAll } from "./place.js";
+
+/** What the core's ArrayReader offers a write: a whole chunk encoded, and decoded for a merge. */
+export interface ChunkCoder {
+  encodeChunk(values: TypedArray): Uint8Array;
+  decodeChunk(stored: Uint8Array): unknown;
+  /** Whether a chunk's stored bytes are its values as they are (`bytes` alone, little endian). */
+  readonly storedAsValues: boolean;
+}
+
+/**
+ * A chain's steps in wasm after the core's: `decode`, a read's (decode order: the compress
+ * module's, then a serializer's), for chunks a write merges into; `encode`, in encode order:
+ * a serializer's encoder, then the encode module's Compressor for the bytes -> bytes codecs.
+ */
+export interface ChainSteps {
+  decode: readonly { decoder: Decompressor; memory: WebAssembly.Memory }[];
+  encode: readonly { encode(raw: Uint8Array): Uint8Array }[];
+}
+
+/** The encode module's class: a chain of bytes -> bytes codecs (v3 metadata as JSON, encode order) and the item size they receive. */
+export type CompressorClass = new (codecs: string, itemSize: number) => { encode(raw: Uint8Array): Uint8Array; free(): void };
+
+/** One chunk to encode. */
+export interface ChunkInput {
+  /** The box's values, in its C order (of the array's typed array). */
+  values: TypedArray;
+  /** The box in the chunk: (first, step, count) per dimension; absent: the whole chunk. */
+  region?: Uint32Array;
+  /** The chunk's stored bytes before this write, where the box is not the whole chunk. */
+  stored?: Uint8Array;
+  /** One value's bytes: what a new chunk holds outside the box. */
+  fill: Uint8Array;
+}
+
+/** A chunk's stored bytes, every codec of its chain applied. */
+export function encodeChunk(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput): Uint8Array {
+  const chunk = input.region ? merged(coder, steps, chunkShape, input) : input.values;
+  let bytes = coder.storedAsValues ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : coder.encodeChunk(chunk);
+  for (const step of steps.encode) bytes = step.encode(bytes);
+  return bytes;
+}
+
+/** The chunk's values with the box laid over its old values, or over the fill value. */
+function merged(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput): TypedArray {
+  const Ctor = input.values.constructor as TypedArrayCtor;
+  const chunk = input.stored
+    ? (coder.decodeChunk(unpackAll(steps.decode, input.stored)) as TypedArray)
+    : filled(Ctor, input.fill, chunkShape.reduce((a, b) => a * b, 1));
+  layBox(chunk, chunkShape, input.region!, input.values);
+  return chunk;
+}
+
+/** Copies a box's values (its C order) into `chunk` at `region`, row by row. */
+export function layBox(chunk: TypedArray, chunkShape: number[], region: Uint32Array, values: TypedArray): void {
+  const n = chunkShape.length;
+  if (n === 0) {
+    chunk[0] = values[0];
+    return;
+  }
+  const strides = cOrderStrides(chunkShape);
+  const last = n - 1;
+  const [first, step, count] = [region[3 * last], region[3 * last + 1], region[3 * last + 2]];
+  const index = new Array<number>(last).fill(0);
+  for (let src = 0; src < values.length; src += count) {
+    let dst = first;
+    for (let k = 0; k < last; k++) dst += (region[3 * k] + index[k] * region[3 * k + 1]) * strides[k];
+    if (step === 1) {
+      chunk.set(values.subarray(src, src + count) as never, dst);
+    } else {
+      for (let i = 0; i < count; i++) chunk[dst + i * step] = values[src + i];
+    }
+    for (let k = last - 1; k >= 0; k--) {
+      if (++index[k] < region[3 * k + 2]) break;
+      index[k] = 0;
+    }
+  }
+}
