@@ -1,8 +1,8 @@
 // The package's write path against zarrita's zarr.set, in one Node process. A BENCH_N x BENCH_N
 // float64 array (default 2048) in BENCH_CHUNK x BENCH_CHUNK chunks (default 256) is written
-// whole (selection null, value {data, shape, stride} in C order) into in-memory stores (a Map:
-// zarrita and the package both take one), each write into a fresh store holding only the
-// array's metadata, so every write creates every chunk. Two fields, neither picked to flatter
+// whole (selection null, value {data, shape, stride} in C order) into in-memory stores (a Map
+// behind async get/set, and getRange, which sharded arrays need to be opened), each write into
+// a fresh store holding only the array's metadata, so every write creates every chunk. Two fields, neither picked to flatter
 // a codec: "smooth" (bench/util.mjs designField: smooth, some noise, a disc of NaN, which the
 // float64 stores keep as NaN, their fill value NaN) and "noisy" (280 + 10 * white noise in
 // [-1, 1) from a seeded generator: every mantissa bit random). Five stores:
@@ -350,14 +350,14 @@ await pool.terminate();
 const seconds = (performance.now() - started) / 1000;
 
 if (JSON_OUT) {
-  console.log(JSON.stringify({ shape: [N, N], chunks: [CHUNK, CHUNK], shard: [SHARD, SHARD], rounds: ROUNDS, warmup: WARMUP, pool: POOL, seconds, results }, null, 2));
+  console.log(JSON.stringify({ shape: [N, N], chunks: [CHUNK, CHUNK], shard: [SHARD, SHARD], raw_bytes: N * N * 8, rounds: ROUNDS, warmup: WARMUP, pool: POOL, seconds, results }, null, 2));
 } else {
   console.log(`\n${N}x${N} float64 written whole, ${CHUNK}x${CHUNK} chunks, in-memory stores, pool of ${POOL}, ${ROUNDS} rounds after ${WARMUP} warm-up (${seconds.toFixed(0)} s)`);
 }
 
 function print(title, r) {
   const f = (x, w = 8) => (x === undefined ? "" : x.toFixed(1)).padStart(w);
-  console.log(`\n${title}`);
+  console.log(`\n${title} (the values: ${((N * N * 8) / 1e6).toFixed(1)} MB)`);
   console.log(`  ${"contender".padEnd(32)}${"median ms".padStart(10)}${"range ms".padStart(18)}${"stored MB".padStart(11)}${"busy ms".padStart(9)}`);
   for (const [name, c] of Object.entries(r.contenders)) {
     if (c.failed) {

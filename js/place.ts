@@ -197,7 +197,8 @@ function placeStored(r: TileReader, stored: Uint8Array, region: Uint32Array, Out
   if (!strides) return false;
   const total = r.checkChunk!(stored.length, region);
   // A typed view needs an aligned offset.
-  if (stored.byteOffset % Out.BYTES_PER_ELEMENT) stored = stored.slice();
+  // (A copy by the constructor: a Node Buffer's slice() is a view.)
+  if (stored.byteOffset % Out.BYTES_PER_ELEMENT) stored = new Uint8Array(stored);
   const values = new Out(stored.buffer, stored.byteOffset, stored.byteLength / Out.BYTES_PER_ELEMENT);
   const dims = region.length / 3;
   const rowLength = region[region.length - 1];

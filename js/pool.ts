@@ -192,7 +192,8 @@ export class WorkerPool {
    */
   async encode(job: EncodeJob, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer> {
     const post = (slot: Slot, id: number) => {
-      const stored = job.stored?.slice();
+      // A copy (the store may hold the bytes; a Node Buffer's slice() would be a view of them).
+      const stored = job.stored && new Uint8Array(job.stored);
       const transfer = stored ? [job.values, stored.buffer as ArrayBuffer] : [job.values];
       slot.port.post({ ...job, stored, op: "encode", job: id }, transfer);
     };
@@ -346,7 +347,8 @@ export class WorkerPool {
       return src;
     }
     const spare = this.takeSpare(n);
-    if (!spare) return src.slice();
+    // (A copy by the constructor: a Node Buffer's slice() is a view of the store's bytes.)
+    if (!spare) return new Uint8Array(src);
     const stored = new Uint8Array(spare, 0, n);
     stored.set(src);
     return stored;

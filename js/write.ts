@@ -5,9 +5,9 @@
 // this thread or in a pool's workers, and kept in memory; the store sees writes only once
 // every chunk has encoded. Sharded arrays are written a shard at a time.
 import * as zarr from "zarrita";
-import { codedError, codedStore, fromStore, naming, namingChunk } from "./errors.js";
+import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
 import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk } from "./encode.js";
-import { chunkKey, forgetShardIndexes } from "./fetch.js";
+import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetch.js";
 import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
@@ -207,14 +207,14 @@ export function set<D extends zarr.DataType>(
   options?: SetOptions,
 ): Promise<void>;
 export function set(arr: Writable, selection: Selection, value: unknown, options: SetOptions = {}): Promise<void> {
+  // (`options` is checked inside, so that a bad one is this array's INVALID_ARGUMENT.)
   return naming(arr.path, async () => {
     checkOptions(options);
     const pool = poolOf(options);
     const a = await coreAccess(arr as never);
     // The layout says which arrays zarr.set writes (zarr v2 filters that take values encode
-    // with NumPy's rules; transposed chunks), as do chains with a bytes -> bytes codec the
-    // package has no kernel for; there the pool is not used.
-    if (typeof a === "string" || !a.layout.writes_here || a.compressors.length) {
+    // with NumPy's rules; transposed chunks); there the pool is not used.
+    if (typeof a === "string" || !a.layout.writes_here) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value, options, plan.boxes.length);
@@ -227,7 +227,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
       : await encodeChunks(arr, a, plan, checked, options, encoder);
     await commit(arr.store, staged, options.signal);
     if (a.layout.shard) forgetShardIndexes(arr, staged.keys());
-  }, options.signal);
+  }, (options as SetOptions | null)?.signal);
 }
 
 /** Options of `set`. */
@@ -287,6 +287,11 @@ interface WriteSteps {
   compressor?: { codecs: string; itemSize: number };
   /** The encode module, compiled, for workers. */
   module?: WebAssembly.Module;
+  /**
+   * The bytes -> bytes codecs zarrita's registry runs, where the package has no kernel for one
+   * of them (the layout's `codecs_fallback`): run on this thread, after the rest of the chain.
+   */
+  registry: ((bytes: Uint8Array) => Promise<Uint8Array>)[];
 }
 
 /** Per array access, its write steps, built once (a failure is not kept). */
@@ -299,12 +304,20 @@ function writeStepsOf(a: Access): Promise<WriteSteps> {
       const serializer = a.stages.find((s) => s.spec.kind !== "compress");
       const encode: ChainSteps["encode"][number][] = [];
       if (serializer) encode.push({ encode: (raw) => serializer.decoder.encode!(raw) });
-      if (!a.layout.codecs.length) return { steps: { decode: a.stages, encode } };
+      const registry: WriteSteps["registry"] = [];
+      if (a.layout.codecs.length && a.layout.codecs_fallback !== null) {
+        for (const meta of a.layout.codecs) {
+          const codec = await registryCodec(meta, a.layout.codecs, a.layout.stored_data_type, a.layout.stored_chunk_shape);
+          if (!codec) throw new zarr.UnknownCodecError(meta.name);
+          registry.push(async (bytes) => viaCodec(meta.name, "encode", () => codec.encode(bytes)));
+        }
+      }
+      if (!a.layout.codecs.length || registry.length) return { steps: { decode: a.stages, encode }, registry };
       const glue = await loadModule("encode");
       const compressor = { codecs: JSON.stringify(a.layout.codecs), itemSize: a.layout.stored_item_size };
       // A configuration the module refuses is the write's error (INVALID_CONFIG), before anything is written.
       encode.push(new (glue.Compressor as CompressorClass)(compressor.codecs, compressor.itemSize));
-      return { steps: { decode: a.stages, encode }, compressor, module: compiledOf(glue) };
+      return { steps: { decode: a.stages, encode }, compressor, module: compiledOf(glue), registry };
     })();
     found.catch(() => writeSteps.delete(a));
     writeSteps.set(a, found);
@@ -315,10 +328,14 @@ function writeStepsOf(a: Access): Promise<WriteSteps> {
 /** Encodes on this thread, a chunk at a time, in turn with the event loop. */
 async function onThisThread(a: Access): Promise<Encoder> {
   const coder = a.reader as unknown as ChunkCoder;
-  const { steps } = await writeStepsOf(a);
+  const { steps, registry } = await writeStepsOf(a);
   return {
     concurrency: 1,
-    encode: (input) => inTurn(() => encodeChunk(coder, steps, a.chunkShape, input)),
+    encode: async (input) => {
+      let bytes = await inTurn(() => encodeChunk(coder, steps, a.chunkShape, input));
+      for (const encode of registry) bytes = await encode(bytes);
+      return bytes;
+    },
   };
 }
 
@@ -326,7 +343,7 @@ async function onThisThread(a: Access): Promise<Encoder> {
 async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promise<Encoder> {
   const stages = a.stages.map((s) => s.spec);
   const type = typedArrayFor(a.layout.data_type)!.name;
-  const { compressor, module } = await writeStepsOf(a);
+  const { compressor, module, registry } = await writeStepsOf(a);
   const modules = module ? { ...a.modules, encode: module } : a.modules;
   return {
     concurrency: await pool.ahead(),
@@ -343,7 +360,9 @@ async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promis
         stored: input.stored,
         fill: input.fill,
       };
-      return new Uint8Array(await pool.encode(job, modules, signal));
+      let bytes: Uint8Array = new Uint8Array(await pool.encode(job, modules, signal));
+      for (const encode of registry) bytes = await encode(bytes);
+      return bytes;
     },
   };
 }
@@ -423,7 +442,10 @@ async function encodeChunks(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     options.signal?.throwIfAborted();
     const key = chunkKey(a.layout, box.coords);
     const path = arr.resolve(key).path;
-    const old = () => fromStore(path, () => arr.store.get(path, opts));
+    const old = async () => {
+      const stored = await fromStore(path, () => arr.store.get(path, opts));
+      return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
+    };
     const input = await chunkInput(a, box, plan, value, old);
     staged.set(path, await namingChunk(key, () => encoder.encode(input)));
     encoded();
@@ -476,7 +498,10 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     await eachLimited([...boxes], encoder.concurrency, async ([position, box]) => {
       options.signal?.throwIfAborted();
       const innerKey = `${key} (inner chunk ${position})`;
-      const input = await chunkInput(a, box, plan, value, async () => old?.[position]);
+      const input = await chunkInput(a, box, plan, value, async () => {
+        const stored = old?.[position];
+        return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
+      });
       parts[position] = await namingChunk(innerKey, () => encoder.encode(input));
       encoded();
     });
@@ -522,11 +547,13 @@ function layShard(a: Access, parts: (Uint8Array | undefined)[], indexStep: { enc
   const entries = new DataView(new ArrayBuffer(16 * parts.length));
   const little = shard.index_endian === "little";
   let at = shard.index_at_end ? 0 : index.bytes;
-  parts.forEach((part, p) => {
+  // (A loop over every place: `parts` may have holes, which forEach would skip.)
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p];
     entries.setBigUint64(16 * p, part ? BigInt(at) : MISSING, little);
     entries.setBigUint64(16 * p + 8, part ? BigInt(part.length) : MISSING, little);
     at += part?.length ?? 0;
-  });
+  }
   let indexBytes: Uint8Array = new Uint8Array(entries.buffer);
   if (indexStep) indexBytes = indexStep.encode(indexBytes);
   if (indexBytes.length !== index.bytes) {

@@ -109,7 +109,7 @@ test("a value cast_value refuses after scale_offset: the message gives the value
     (x) => x,
   );
   assert.equal(e.code, "CAST");
-  assert.match(e.message, /^array "\/t": cast_value: /);
+  assert.match(e.message, /^array "\/t": chunk c\/0: cast_value: /);
   assert.match(e.message, /element 2: the value given was 99(\.0)?, which the codecs before cast_value made 1090(\.0)?\)/);
   assert.deepEqual([...store.keys()], ["/t/zarr.json"]);
 });

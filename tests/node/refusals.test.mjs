@@ -181,41 +181,6 @@ test("zarrita's errors leave get with a code on the error itself and the origina
   assert.equal(u.code, "UNKNOWN_CODEC", u.message);
 });
 
-test("set on a sharded array is refused with UNSUPPORTED whatever the store (a FileSystemStore has getRange); nothing is written", async () => {
-  const { mkdtempSync, readdirSync, rmSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const FileSystemStore = (await import("@zarrita/storage/fs")).default;
-  const dir = mkdtempSync(join(tmpdir(), "sharded-"));
-  try {
-    const sharded = [{
-      name: "sharding_indexed",
-      configuration: { chunk_shape: [2, 2], codecs: [BYTES], index_codecs: [BYTES, { name: "crc32c" }] },
-    }];
-    // An in-memory store with range reads, as sharded reads need.
-    const files = storeOf(metaOf(sharded));
-    const memory = {
-      get: async (key) => files.get(key),
-      getRange: async (key, r) => files.get(key)?.slice(r.offset, r.offset + r.length),
-      set: async (key, bytes) => void files.set(key, bytes),
-    };
-    for (const store of [new FileSystemStore(dir), memory]) {
-      const arr = store === memory
-        ? await zarr.open.v3(zarr.root(store), { kind: "array" })
-        : await zarr.create(zarr.root(store), { shape: [4, 4], chunkShape: [4, 4], dtype: "float64", codecs: sharded });
-      const listing = () => (store === memory ? hashOf(files) : readdirSync(dir, { recursive: true }).sort().join());
-      const before = listing();
-      const e = await rejection(() => set(arr, null, value));
-      assert.equal(e.code, "UNSUPPORTED", e.message);
-      assert.equal(listing(), before);
-      // A bad selection says so first.
-      assert.equal((await rejection(() => set(arr, ["x"], value))).code, "INVALID_SELECTION");
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
 /** A Map store whose requests for keys `fails` picks throw, as a lost connection does. */
 function failingStore(meta, fails) {
   const files = storeOf(meta);

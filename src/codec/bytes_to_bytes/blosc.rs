@@ -30,6 +30,10 @@
 //! least 128 elements and it is not the last, partial, block. The streams decode to the
 //! block shuffled (or bitshuffled) as a whole; see [`super::shuffle`] for the layouts and for
 //! which blocks are filtered.
+//!
+//! [`encode`] writes chunks as numcodecs' `Blosc` does (c-blosc 1.21, one thread): the same
+//! header, block size, splits, filters and fallbacks; see its doc for which streams are
+//! byte-identical.
 
 use super::shuffle::{bitshuffle, bitunshuffle, shuffle, unshuffle};
 use super::{blosclz, check_declared, deflate, lz4, zstd};
@@ -377,7 +381,7 @@ fn compute_blocksize(
 /// the split streams, the streams stored raw where compressing does not shrink them, and the
 /// whole chunk stored memcpyed at level 0, under 128 bytes, or when the compressed chunk would
 /// be longer than the input and header. The streams: blosclz's are c-blosc's byte for byte
-/// ([`blosclz::compress`]); zstd's are the C library's at c-blosc's level (1, 3, 5, .., 15, then
+/// (`blosclz::compress`); zstd's are the C library's at c-blosc's level (1, 3, 5, .., 15, then
 /// 22 at level 9), so equal to c-blosc's when the library versions compress alike; lz4 and lz4hc
 /// (lz4_flex, no acceleration or high-compression search) and zlib (miniz_oxide) find other
 /// matches than c-blosc's libraries, in the same formats.
@@ -433,7 +437,7 @@ pub fn encode(input: &[u8], p: BloscParams) -> Result<Vec<u8>> {
             blocksize,
             flags,
         };
-        if let Some(chunk) = encoder.compress(input, head)? {
+        if let Some(chunk) = encoder.compress(input, head) {
             return Ok(chunk);
         }
     }
@@ -458,7 +462,7 @@ struct Encoder {
 impl Encoder {
     /// The compressed chunk (`head` completed), or `None` where c-blosc gives up and stores
     /// the chunk memcpyed: when the chunk would grow past the input's size and the header's.
-    fn compress(&self, input: &[u8], mut head: [u8; HEADER]) -> Result<Option<Vec<u8>>> {
+    fn compress(&self, input: &[u8], mut head: [u8; HEADER]) -> Option<Vec<u8>> {
         let nbytes = input.len();
         let (t, blocksize) = (self.typesize, self.blocksize);
         // c-blosc's destination is numcodecs' `nbytes + 16` bytes: nothing may pass it.
@@ -466,7 +470,7 @@ impl Encoder {
         let nblocks = nbytes.div_ceil(blocksize);
         let mut ntbytes = HEADER + 4 * nblocks;
         if ntbytes > maxbytes {
-            return Ok(None);
+            return None;
         }
         let lz4 = matches!(self.cname, BloscCompressor::Lz4 | BloscCompressor::Lz4Hc);
         // lz4_flex writes into a slice with room for its worst case: that much spare room
@@ -512,14 +516,14 @@ impl Encoder {
                 ntbytes += 4;
                 let maxout = neblock.min(maxbytes.saturating_sub(ntbytes));
                 if maxout == 0 {
-                    return Ok(None);
+                    return None;
                 }
                 let mut cbytes =
-                    self.stream(stream, &mut out[ntbytes..], maxout, split, &mut table)?;
+                    self.stream(stream, &mut out[ntbytes..], maxout, split, &mut table);
                 if cbytes == 0 || cbytes == neblock {
                     // Not compressed (or no smaller): stored raw.
                     if ntbytes + neblock > maxbytes {
-                        return Ok(None);
+                        return None;
                     }
                     out[ntbytes..ntbytes + neblock].copy_from_slice(stream);
                     cbytes = neblock;
@@ -532,7 +536,7 @@ impl Encoder {
         out[..HEADER].copy_from_slice(&head);
         out.truncate(ntbytes);
         out.shrink_to_fit();
-        Ok(Some(out))
+        Some(out)
     }
 
     /// Compresses one stream into `out`, which it may fill up to `maxout` bytes; returns the
@@ -545,7 +549,7 @@ impl Encoder {
         maxout: usize,
         split: bool,
         table: &mut [u32],
-    ) -> Result<usize> {
+    ) -> usize {
         let kept = |compressed: &[u8], out: &mut [u8]| {
             if compressed.len() > maxout {
                 0
@@ -554,7 +558,7 @@ impl Encoder {
                 compressed.len()
             }
         };
-        Ok(match self.cname {
+        match self.cname {
             BloscCompressor::BloscLz => {
                 blosclz::compress(self.clevel, stream, &mut out[..maxout], split, table)
             }
@@ -578,6 +582,6 @@ impl Encoder {
                     Err(_) => 0,
                 }
             }
-        })
+        }
     }
 }

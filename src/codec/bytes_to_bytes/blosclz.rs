@@ -51,26 +51,26 @@ fn hash(seq: u32, log: u32) -> usize {
 /// c-blosc's match and run finders report it: one past the first differing byte, and at
 /// most `bound` (the byte at `bound` is never compared). `at < bound`.
 #[inline(always)]
-fn match_end(input: &[u8], mut at: usize, distance: usize, bound: usize) -> usize {
-    while at + 8 <= bound {
-        let a = u64::from_le_bytes(input[at..at + 8].try_into().unwrap_or([0; 8]));
-        let b = u64::from_le_bytes(
-            input[at - distance..at - distance + 8]
-                .try_into()
-                .unwrap_or([0; 8]),
-        );
+fn match_end(input: &[u8], at: usize, distance: usize, bound: usize) -> usize {
+    let here = &input[at..bound];
+    let back = &input[at - distance..bound - distance];
+    let (words, _) = here.as_chunks::<8>();
+    let (back_words, _) = back.as_chunks::<8>();
+    for (k, (a, b)) in words.iter().zip(back_words).enumerate() {
+        let (a, b) = (u64::from_le_bytes(*a), u64::from_le_bytes(*b));
         if a != b {
-            return at + ((a ^ b).trailing_zeros() / 8) as usize + 1;
+            return at + 8 * k + ((a ^ b).trailing_zeros() / 8) as usize + 1;
         }
-        at += 8;
     }
-    while at < bound {
-        if input[at] != input[at - distance] {
-            return at + 1;
-        }
-        at += 1;
+    let done = 8 * words.len();
+    match here[done..]
+        .iter()
+        .zip(&back[done..])
+        .position(|(a, b)| a != b)
+    {
+        Some(k) => at + done + k + 1,
+        None => bound,
     }
-    bound
 }
 
 /// c-blosc's entropy probe: a guess of the compression ratio of `window` (at most 4096
@@ -153,7 +153,11 @@ pub(crate) fn compress(
     }
     // Matches are cut this many bytes short of where they stop counting, and shorter ones
     // are not taken.
-    let (shift, min_len) = if !split || ratio < 4.0 { (3, 3) } else { (4, 4) };
+    let (shift, min_len) = if !split || ratio < 4.0 {
+        (3, 3)
+    } else {
+        (4, 4)
+    };
     let log = match clevel {
         1 => HASH_LOG - 2,
         2 => HASH_LOG - 1,
@@ -194,8 +198,8 @@ pub(crate) fn compress(
         if !literal {
             ip = match_end(input, anchor + 4, distance, bound) - shift;
             len = ip - anchor;
-            // Short matches from far away cost more to decode than they save.
-            literal = len < min_len || (len <= 5 && distance - 1 >= MAX_DISTANCE);
+            // Short matches in the far form (over 8191 bytes back) are not worth it.
+            literal = len < min_len || (len <= 5 && distance > MAX_DISTANCE);
         }
         if literal {
             fits!(2);
@@ -514,6 +518,68 @@ mod tests {
             out.push(0);
             assert!(decompress(&stream, &mut out).is_err());
         }
+    }
+
+    /// What [`compress`] writes decodes to its input, at every level, split or not, for data
+    /// with short and long matches, runs, far repeats and noise; with less room it gives up
+    /// (0) rather than write past it.
+    #[test]
+    fn compressed_streams_decode_to_their_input() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut table = vec![0u32; TABLE_LEN];
+        let (mut compressed, mut gave_up) = (0, 0);
+        for round in 0..400 {
+            let len = match round % 4 {
+                0 => next(200),
+                1 => next(5000),
+                _ => next(140_000),
+            };
+            let mut data = Vec::with_capacity(len);
+            while data.len() < len {
+                match next(5) {
+                    0 => data.extend((0..1 + next(40)).map(|_| next(256) as u8)),
+                    1 => {
+                        let b = next(4) as u8;
+                        data.extend(std::iter::repeat_n(b, 1 + next(2000)));
+                    }
+                    _ if !data.is_empty() => {
+                        let distance = 1 + next(data.len().min(80_000));
+                        for _ in 0..3 + next(300) {
+                            data.push(data[data.len() - distance]);
+                        }
+                    }
+                    _ => data.push(1),
+                }
+            }
+            data.truncate(len);
+            let clevel = 1 + (round % 9) as u8;
+            let split = round % 3 == 0;
+            let mut out = vec![0u8; len];
+            let n = compress(clevel, &data, &mut out, split, &mut table);
+            if n == 0 {
+                gave_up += 1;
+                continue;
+            }
+            compressed += 1;
+            assert!(n <= len, "round {round}");
+            let mut back = vec![0u8; len];
+            decompress(&out[..n], &mut back).unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert!(back == data, "round {round}");
+            // With less room than it needs, it gives up.
+            let mut short = vec![0u8; n - 1];
+            assert_eq!(compress(clevel, &data, &mut short, split, &mut table), 0);
+        }
+        assert!(compressed > 250 && gave_up > 20, "{compressed} {gave_up}");
+        // Under 16 bytes, or under 66 bytes of room: not compressed.
+        assert_eq!(compress(9, &[0; 15], &mut [0; 100], false, &mut table), 0);
+        assert_eq!(compress(9, &[0; 1000], &mut [0; 65], false, &mut table), 0);
+        assert!(compress(9, &[0; 1000], &mut [0; 66], false, &mut table) > 0);
     }
 
     #[test]
