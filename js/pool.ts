@@ -201,6 +201,14 @@ export class WorkerPool {
   }
 
   /**
+   * A buffer a worker gave back, of at least `n` bytes (and at most twice that), for a write's
+   * next chunk of values: memory written before costs several times less to write than new.
+   */
+  spareBuffer(n: number): ArrayBuffer | undefined {
+    return this.takeSpare(n);
+  }
+
+  /**
    * Queues a job for the least busy worker; `modules` holds the compiled modules the job needs
    * (its reader's, and each step's), each sent to a worker once. Each worker has at most
    * IN_FLIGHT jobs at a time and the rest wait here, so that their bytes are copied for a

@@ -72,8 +72,9 @@ export interface EncodeJob {
   stages: StageSpec[];
   /** The bytes -> bytes codecs the encode module runs, if any (v3 metadata as JSON; the item size they receive). */
   compressor?: { codecs: string; itemSize: number };
-  /** The box's values (the typed array named `type`, C order); the buffer is handed over. */
+  /** The box's values (`count` of the typed array named `type`, C order, from the buffer's start); the buffer is handed over, and comes back for a later chunk's values. */
   values: ArrayBuffer;
+  count: number;
   type: string;
   chunkShape: number[];
   region?: Uint32Array;

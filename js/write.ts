@@ -277,6 +277,8 @@ type Access = ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js
 interface Encoder {
   /** How many chunks are under way at once. */
   concurrency: number;
+  /** A buffer of at least `n` bytes, written before, for a chunk's values, where one is spare. */
+  buffer?(n: number): ArrayBuffer | undefined;
   encode(input: ChunkInput): Promise<Uint8Array>;
 }
 
@@ -347,6 +349,7 @@ async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promis
   const modules = module ? { ...a.modules, encode: module } : a.modules;
   return {
     concurrency: await pool.ahead(),
+    buffer: (n) => pool.spareBuffer(n),
     encode: async (input) => {
       const job: EncodeJob = {
         key: a.key,
@@ -354,6 +357,7 @@ async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promis
         stages,
         compressor,
         values: input.values.buffer as ArrayBuffer,
+        count: input.values.length,
         type,
         chunkShape: a.chunkShape,
         region: input.region,
@@ -367,10 +371,14 @@ async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promis
   };
 }
 
-/** The values of `box` in the input (the selection's values, or a scalar), in the box's C order. */
-function boxValues(Ctor: TypedArrayCtor, box: Box, plan: Plan, value: ChunkValue | TypedArray): TypedArray {
+/**
+ * The values of `box` in the input (the selection's values, or a scalar), in the box's C
+ * order; in `buffer` where one is given (large enough).
+ */
+function boxValues(Ctor: TypedArrayCtor, box: Box, plan: Plan, value: ChunkValue | TypedArray, buffer?: ArrayBuffer): TypedArray {
   const counts = box.pieces.map((p) => p.count);
-  const out = new Ctor(counts.reduce((x, y) => x * y, 1));
+  const n = counts.reduce((x, y) => x * y, 1);
+  const out = buffer ? new Ctor(buffer, 0, n) : new Ctor(n);
   if (ArrayBuffer.isView(value)) {
     out.fill(value[0] as never);
     return out;
@@ -403,10 +411,12 @@ async function chunkInput(
   plan: Plan,
   value: ChunkValue | TypedArray,
   old: () => Promise<Uint8Array | undefined>,
+  encoder: Encoder,
 ): Promise<ChunkInput> {
   const Ctor = typedArrayFor(a.layout.data_type)!;
   const fill = Uint8Array.from(a.layout.fill_bytes);
-  const values = boxValues(Ctor, box, plan, value);
+  const size = box.pieces.reduce((x, p) => x * p.count, Ctor.BYTES_PER_ELEMENT);
+  const values = boxValues(Ctor, box, plan, value, encoder.buffer?.(size));
   const full = box.pieces.every((p, k) => p.count === a.chunkShape[k]) && wholeChunk(box, a.chunkShape, a.layout.shape);
   if (full) return { values, fill };
   // An edge chunk the box fills takes the fill value outside the array; any other box is
@@ -446,7 +456,7 @@ async function encodeChunks(arr: Writable, a: Access, plan: Plan, value: ChunkVa
       const stored = await fromStore(path, () => arr.store.get(path, opts));
       return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
     };
-    const input = await chunkInput(a, box, plan, value, old);
+    const input = await chunkInput(a, box, plan, value, old, encoder);
     staged.set(path, await namingChunk(key, () => encoder.encode(input)));
     encoded();
   });
@@ -501,7 +511,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
       const input = await chunkInput(a, box, plan, value, async () => {
         const stored = old?.[position];
         return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
-      });
+      }, encoder);
       parts[position] = await namingChunk(innerKey, () => encoder.encode(input));
       encoded();
     });

@@ -33,7 +33,7 @@ if (modules.length !== readdirSync(join(root, "crates"), { withFileTypes: true }
 const report = {};
 for (const m of modules) {
   run("cargo", ["build", "--lib", "-p", m.crate, "--profile", m.profile, "--target", "wasm32-unknown-unknown", "--target-dir", m.targetDir],
-    m.rustflags ? { RUSTFLAGS: m.rustflags } : {});
+    { ...(m.rustflags ? { RUSTFLAGS: m.rustflags } : {}), ...(m.cflags ? { CFLAGS_wasm32_unknown_unknown: m.cflags } : {}) });
   const built = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/${m.crate.replaceAll("-", "_")}.wasm`);
   run("wasm-bindgen", [
     "--target", "web", "--weak-refs", "--omit-default-module-path",

@@ -156,7 +156,7 @@ function encode(job: EncodeMessage): ArrayBuffer {
   if (serializer) encoders.push({ encode: (raw) => serializer.encode!(raw) });
   const spec = job.compressor;
   if (spec) encoders.push(keep(`encode:core:${job.key}`, () => new Compressor(spec.codecs, spec.itemSize)));
-  const values = new (typedArrayNamed(job.type)!)(job.values);
+  const values = new (typedArrayNamed(job.type)!)(job.values, 0, job.count);
   const input = { values, region: job.region, stored: job.stored, fill: job.fill };
   const bytes = encodeChunk(coder, { decode, encode: encoders }, job.chunkShape, input);
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
@@ -174,11 +174,13 @@ function handle(message: ToWorker): void {
     return;
   }
   if (message.op === "encode") {
+    // The values' buffer goes back, for a later chunk's values (unless the stored bytes are in it).
     try {
       const buffer = encode(message);
-      port.postMessage({ op: "answer", job: message.job, buffer }, [buffer]);
+      const spare = buffer === message.values ? [] : [message.values];
+      port.postMessage({ op: "answer", job: message.job, buffer, spare }, [buffer, ...spare]);
     } catch (e) {
-      port.postMessage({ op: "answer", job: message.job, error: errorOf(e) });
+      port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare: [message.values] }, [message.values]);
     }
     return;
   }

@@ -152,7 +152,12 @@ const CHAINS = {
       { name: "numcodecs.zlib", configuration: { level: 1 } },
     ],
   },
-  sharded: { codecs: [shardCodec("end")], getRange: true },
+  sharded: { codecs: [shardCodec("end")] },
+  "sharded, blosc inside, index at the start": {
+    codecs: [shardCodec("start", [BYTES, { name: "blosc", configuration: { cname: "lz4", clevel: 5, shuffle: "bitshuffle", typesize: 8, blocksize: 0 } }])],
+  },
+  "zfp + zstd": { codecs: [{ name: "zfp", configuration: { mode: "fixed_accuracy", tolerance: 0.01 } }, ZSTD] },
+  "pcodec + crc32c": { codecs: [{ name: "numcodecs.pcodec", configuration: { level: 8 } }, { name: "crc32c" }] },
 };
 
 for (const [name, { codecs }] of Object.entries(CHAINS)) {
