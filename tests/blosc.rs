@@ -210,7 +210,9 @@ fn fixtures_decode_as_numcodecs_decodes_them() {
             blosc::decode(&case.chunk, Some(n), n),
             blosc::decode(&case.chunk, None, DEFAULT_LIMIT),
             blosc::decode(&case.chunk, None, n),
-            BytesCodec::from_v3_name("blosc").unwrap().decode(&case.chunk, Some(n), DEFAULT_LIMIT),
+            BytesCodec::from_v3_name("blosc")
+                .unwrap()
+                .decode(&case.chunk, Some(n), DEFAULT_LIMIT),
         ];
         for (way, result) in results.into_iter().enumerate() {
             match result {

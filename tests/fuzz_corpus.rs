@@ -63,17 +63,23 @@ mod decompressors {
 
     #[test]
     fn blosc_corpus() {
-        replay("blosc", |d| fuzzing::decompress(BytesCodec::from_v3_name("blosc").unwrap(), d));
+        replay("blosc", |d| {
+            fuzzing::decompress(BytesCodec::from_v3_name("blosc").unwrap(), d)
+        });
     }
 
     #[test]
     fn zstd_corpus() {
-        replay("zstd", |d| fuzzing::decompress(BytesCodec::from_v3_name("zstd").unwrap(), d));
+        replay("zstd", |d| {
+            fuzzing::decompress(BytesCodec::from_v3_name("zstd").unwrap(), d)
+        });
     }
 
     #[test]
     fn lz4_corpus() {
-        replay("lz4", |d| fuzzing::decompress(BytesCodec::from_v3_name("numcodecs.lz4").unwrap(), d));
+        replay("lz4", |d| {
+            fuzzing::decompress(BytesCodec::from_v3_name("numcodecs.lz4").unwrap(), d)
+        });
     }
 
     #[test]

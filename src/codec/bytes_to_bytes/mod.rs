@@ -23,8 +23,8 @@ mod shuffle;
 #[cfg(feature = "compress")]
 pub mod zstd;
 
-pub use super::table::{BloscCompressor, BloscParams, BloscShuffle, BytesCodec};
 use super::table::{self, CodecRow, Place, Runs};
+pub use super::table::{BloscCompressor, BloscParams, BloscShuffle, BytesCodec};
 use crate::error::{quoted, Error, Result};
 use crate::json::Value;
 
@@ -109,10 +109,12 @@ impl BytesCodec {
                 BytesCodec::Shuffle(size)
             }
             BytesCodec::Gzip { level } => BytesCodec::Gzip {
-                level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into()) as u8,
+                level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into())
+                    as u8,
             },
             BytesCodec::Zlib { level } => BytesCodec::Zlib {
-                level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into()) as u8,
+                level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into())
+                    as u8,
             },
             BytesCodec::Zstd { level, checksum } => BytesCodec::Zstd {
                 // zstd's own range (ZSTD_minCLevel() is -(1 << 17)).
@@ -130,8 +132,14 @@ impl BytesCodec {
                 },
             },
             BytesCodec::Lz4 { acceleration } => BytesCodec::Lz4 {
-                acceleration: int_in(entry.name, "acceleration", given("acceleration"), i32::MIN.into(), i32::MAX.into())?
-                    .map_or(acceleration, |n| n as i32),
+                acceleration: int_in(
+                    entry.name,
+                    "acceleration",
+                    given("acceleration"),
+                    i32::MIN.into(),
+                    i32::MAX.into(),
+                )?
+                .map_or(acceleration, |n| n as i32),
             },
             BytesCodec::Blosc(p) => {
                 let mut p = blosc_params(entry.name, p, &given)?;
@@ -216,7 +224,13 @@ impl BytesCodec {
 }
 
 /// An integer configuration value in `[min, max]`, if given.
-fn int_in(codec: &'static str, key: &str, v: Option<&Value>, min: i64, max: i64) -> Result<Option<i64>> {
+fn int_in(
+    codec: &'static str,
+    key: &str,
+    v: Option<&Value>,
+    min: i64,
+    max: i64,
+) -> Result<Option<i64>> {
     match v {
         None => Ok(None),
         Some(v) => match v.as_i64() {

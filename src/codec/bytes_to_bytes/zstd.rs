@@ -21,14 +21,20 @@ thread_local! {
 /// set on a context, then `ZSTD_compress2`: the frame declares its content size).
 pub fn encode(input: &[u8], level: i32, checksum: bool) -> Result<Vec<u8>> {
     let refused = |code: usize| {
-        Error::config(NAME, format!("zstd refused: {}", zstd_safe::get_error_name(code)))
+        Error::config(
+            NAME,
+            format!("zstd refused: {}", zstd_safe::get_error_name(code)),
+        )
     };
     ENCODER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let cctx = slot.get_or_insert_with(CCtx::create);
-        cctx.reset(ResetDirective::SessionAndParameters).map_err(refused)?;
-        cctx.set_parameter(CParameter::CompressionLevel(level)).map_err(refused)?;
-        cctx.set_parameter(CParameter::ChecksumFlag(checksum)).map_err(refused)?;
+        cctx.reset(ResetDirective::SessionAndParameters)
+            .map_err(refused)?;
+        cctx.set_parameter(CParameter::CompressionLevel(level))
+            .map_err(refused)?;
+        cctx.set_parameter(CParameter::ChecksumFlag(checksum))
+            .map_err(refused)?;
         let mut out = Vec::with_capacity(zstd_safe::compress_bound(input.len()));
         cctx.compress2(&mut out, input).map_err(refused)?;
         Ok(out)
@@ -93,8 +99,7 @@ pub(crate) fn decode_into(input: &[u8], out: &mut [u8], codec: &'static str) -> 
 
 /// Decodes frames whose size no header gives, growing the output up to `limit`.
 fn stream(dctx: &mut DCtx<'static>, input: &[u8], limit: usize) -> Result<Vec<u8>> {
-    dctx.reset(ResetDirective::SessionOnly)
-        .map_err(failed)?;
+    dctx.reset(ResetDirective::SessionOnly).map_err(failed)?;
     let mut out: Vec<u8> =
         Vec::with_capacity(input.len().saturating_mul(4).clamp(1 << 16, limit.max(1)));
     let mut source = InBuffer::around(input);
