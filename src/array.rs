@@ -80,8 +80,6 @@ pub trait Element: Copy + Send + Sync + std::fmt::Debug + 'static {
     const DTYPE: DataType;
     /// One element from exactly `size_of::<Self>()` little-endian bytes.
     fn from_le_slice(bytes: &[u8]) -> Self;
-    /// Appends the element's little-endian bytes.
-    fn put_le(self, out: &mut Vec<u8>);
     fn into_array(values: Vec<Self>) -> ArrayData;
     fn from_array(array: &ArrayData) -> Option<&[Self]>;
     fn to_scalar(self) -> Scalar;
@@ -100,10 +98,17 @@ pub trait Element: Copy + Send + Sync + std::fmt::Debug + 'static {
         out
     }
 
+    /// Writes the element's little-endian bytes into `dst` (exactly `size_of::<Self>()`).
+    fn store_le(self, dst: &mut [u8]);
+
     fn write_le(values: &[Self], out: &mut Vec<u8>) {
-        out.reserve(std::mem::size_of_val(values));
-        for &v in values {
-            v.put_le(out);
+        // Grown once and written in place (at opt-level "z" an append per element is a call
+        // per element).
+        let size = std::mem::size_of::<Self>();
+        let start = out.len();
+        out.resize(start + values.len() * size, 0);
+        for (dst, &v) in out[start..].chunks_exact_mut(size).zip(values) {
+            v.store_le(dst);
         }
     }
 }
@@ -117,8 +122,10 @@ macro_rules! impl_element {
                 <$T>::from_le_bytes(bytes.try_into().unwrap_or([0; $N]))
             }
             #[inline(always)]
-            fn put_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
+            fn store_le(self, dst: &mut [u8]) {
+                if let Ok(d) = <&mut [u8; $N]>::try_from(dst) {
+                    *d = self.to_le_bytes();
+                }
             }
             fn into_array(values: Vec<Self>) -> ArrayData {
                 ArrayData::$variant(values)

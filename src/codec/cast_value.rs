@@ -510,13 +510,15 @@ fn f64_to_f16_element(
 /// engine's own slice functions repeat the loop per rounding mode and per SIMD path; one loop
 /// keeps the wasm module small, and each element goes through the same function.)
 #[inline(never)]
-fn convert_each<S: Copy, D>(
+fn convert_each<S: Copy, D: Copy + Default>(
     src: &[S],
     f: impl Fn(S) -> Result<D, CastError>,
 ) -> Result<Vec<D>, CastError> {
-    let mut out = Vec::with_capacity(src.len());
-    for &x in src {
-        out.push(f(x)?);
+    // Allocated and written in place: at opt-level "z" a `push` per element is a call per
+    // element.
+    let mut out = vec![D::default(); src.len()];
+    for (o, &x) in out.iter_mut().zip(src) {
+        *o = f(x)?;
     }
     Ok(out)
 }

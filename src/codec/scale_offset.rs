@@ -187,16 +187,18 @@ fn float_kernel<T: Float>(values: &[T], offset: Scalar, scale: Scalar, dir: Dire
     let (Some(offset), Some(scale)) = (T::from_scalar(offset), T::from_scalar(scale)) else {
         return Vec::new();
     };
-    let mut out = Vec::with_capacity(values.len());
+    // Allocated and written in place: at opt-level "z" a `push` per element is a call per
+    // element.
+    let mut out = values.to_vec();
     match dir {
         Direction::Encode => {
-            for &x in values {
-                out.push(encode_float(x, offset, scale));
+            for x in out.iter_mut() {
+                *x = encode_float(*x, offset, scale);
             }
         }
         Direction::Decode => {
-            for &x in values {
-                out.push(decode_float(x, offset, scale));
+            for x in out.iter_mut() {
+                *x = decode_float(*x, offset, scale);
             }
         }
     }
