@@ -106,7 +106,7 @@ pub trait Element: Copy + Send + Sync + std::fmt::Debug + 'static {
         // per element).
         let size = std::mem::size_of::<Self>();
         let start = out.len();
-        out.resize(start + values.len() * size, 0);
+        out.resize(start + std::mem::size_of_val(values), 0);
         for (dst, &v) in out[start..].chunks_exact_mut(size).zip(values) {
             v.store_le(dst);
         }
