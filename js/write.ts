@@ -495,7 +495,10 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   const indexStep = shard.index_codecs.length
     ? new ((await loadModule("encode")).Compressor as CompressorClass)(JSON.stringify(shard.index_codecs), 8)
     : undefined;
-  for (const { coords, boxes } of shards.values()) {
+  // With a pool, the next shard's inner chunks start while the last of this one's encode, so
+  // that the workers do not wait between shards.
+  const atOnce = encoder.concurrency > 1 ? 2 : 1;
+  await eachLimited([...shards.values()], atOnce, async ({ coords, boxes }) => {
     options.signal?.throwIfAborted();
     const key = chunkKey(layout, coords);
     const path = arr.resolve(key).path;
@@ -516,7 +519,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
       encoded();
     });
     staged.set(path, await namingChunk(key, () => layShard(a, parts, indexStep)));
-  }
+  });
   return staged;
 }
 
