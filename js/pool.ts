@@ -9,7 +9,7 @@
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
 import { typedArrayNamed } from "./place.js";
-import { type EncodeJob, type Job, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
+import { type EncodeJob, type EncodeRowJob, type Job, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
 
 export type { Job } from "./protocol.js";
 
@@ -22,7 +22,7 @@ interface Port {
 }
 
 interface Pending {
-  resolve(buffer: ArrayBuffer | undefined): void;
+  resolve(buffer: ArrayBuffer | ArrayBuffer[] | undefined): void;
   reject(error: Error): void;
 }
 
@@ -173,7 +173,7 @@ export class WorkerPool {
   }
 
   /** Runs a decode on the least busy worker (see `queue`); resolves to the box's values where they come back. */
-  run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined> {
+  async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined> {
     const post = (slot: Slot, id: number) => {
       const stored = this.handOver(job);
       // Values that go back (no shared output) are written into a buffer given back earlier.
@@ -182,7 +182,7 @@ export class WorkerPool {
       const transfer = box ? [stored.buffer as ArrayBuffer, box] : [stored.buffer as ArrayBuffer];
       slot.port.post({ ...job, op: "decode", stored, job: id, box }, transfer);
     };
-    return this.queue(post, modules, signal);
+    return (await this.queue(post, modules, signal)) as ArrayBuffer | undefined;
   }
 
   /**
@@ -197,7 +197,21 @@ export class WorkerPool {
       const transfer = stored ? [job.values, stored.buffer as ArrayBuffer] : [job.values];
       slot.port.post({ ...job, stored, op: "encode", job: id }, transfer);
     };
-    return (await this.queue(post, modules, signal))!;
+    return (await this.queue(post, modules, signal)) as ArrayBuffer;
+  }
+
+  /**
+   * Encodes the chunks of one row of chunks on the least busy worker, from their values side
+   * by side (one slab, handed over); resolves to each chunk's stored bytes, in order.
+   */
+  async encodeRow(job: EncodeRowJob, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer[]> {
+    const post = (slot: Slot, id: number) => {
+      // Old stored bytes are copied (the store may hold them; a Node Buffer's slice() is a view).
+      const members = job.members.map((m) => (m.stored ? { ...m, stored: new Uint8Array(m.stored) } : m));
+      const transfer = [job.slab, ...members.flatMap((m) => (m.stored ? [m.stored.buffer as ArrayBuffer] : []))];
+      slot.port.post({ ...job, members, op: "encodeRow", job: id }, transfer);
+    };
+    return (await this.queue(post, modules, signal)) as ArrayBuffer[];
   }
 
   /**
@@ -218,7 +232,7 @@ export class WorkerPool {
     post: Waiting["post"],
     modules: Partial<Record<ModuleKind, WebAssembly.Module>>,
     signal?: AbortSignal,
-  ): Promise<ArrayBuffer | undefined> {
+  ): Promise<ArrayBuffer | ArrayBuffer[] | undefined> {
     const slots = await this.workers();
     signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
@@ -251,7 +265,7 @@ export class WorkerPool {
     const slot = slots[this.reads % slots.length];
     const read = this.reads++;
     // The output is made first: one that cannot be allocated fails the read before any chunk.
-    await new Promise<ArrayBuffer | undefined>((resolve, reject) => {
+    await new Promise<unknown>((resolve, reject) => {
       const id = this.owe(slot, { resolve, reject });
       slot.port.post({ op: "begin", read, type, length, fill, job: id });
     });
@@ -411,7 +425,7 @@ export class WorkerPool {
       slot.pending.delete(message.job);
       if (slot.pending.size === 0) slot.port.hold(false);
       if (!message.error) {
-        pending.resolve(message.buffer);
+        pending.resolve(message.buffers ?? message.buffer);
       } else {
         const e = new Error(message.error.message) as Error & { code?: string };
         e.name = message.error.name;

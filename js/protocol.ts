@@ -88,7 +88,25 @@ export interface EncodeMessage extends EncodeJob {
   job: number;
 }
 
-export type ToWorker = StartMessage | JobMessage | EncodeMessage | AssemblyMessage;
+/**
+ * Several chunks of one row of chunks to encode (the same chunk in every dimension but the
+ * last): the values of their boxes side by side (`slab`: `rows` rows of `width` values, C
+ * order), each member's columns in it, and per member what `EncodeJob` says of one chunk.
+ */
+export interface EncodeRowJob extends Omit<EncodeJob, "values" | "count" | "region" | "stored"> {
+  slab: ArrayBuffer;
+  rows: number;
+  width: number;
+  members: { key: string; offset: number; count: number; region?: Uint32Array; stored?: Uint8Array }[];
+}
+
+/** A row encode as posted (its answer's buffers: each member's stored bytes, in order). */
+export interface EncodeRowMessage extends EncodeRowJob {
+  op: "encodeRow";
+  job: number;
+}
+
+export type ToWorker = StartMessage | JobMessage | EncodeMessage | EncodeRowMessage | AssemblyMessage;
 
 /** An error as it crosses back. */
 export interface ErrorReply {
@@ -106,4 +124,4 @@ export interface ErrorReply {
 export type Reply =
   | { op: "ready" }
   | { op: "spare"; spare: ArrayBuffer[] }
-  | { op: "answer"; job: number; buffer?: ArrayBuffer; spare?: ArrayBuffer[]; error?: ErrorReply };
+  | { op: "answer"; job: number; buffer?: ArrayBuffer; buffers?: ArrayBuffer[]; spare?: ArrayBuffer[]; error?: ErrorReply };

@@ -13,7 +13,7 @@ import { metadataText } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
 import { type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
-import type { EncodeJob } from "./protocol.js";
+import type { EncodeJob, EncodeRowJob } from "./protocol.js";
 import { type ArrayAccess, coreAccess } from "./read.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { inTurn, poolOf, progress } from "./schedule.js";
@@ -221,7 +221,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     }
     const plan = planSelection(selection, a.layout.shape, a.chunkShape);
     const checked = checkValue(a.layout.data_type, plan, value);
-    const encoder = pool ? await inPool(pool, a, options.signal) : await onThisThread(a);
+    const encoder = pool ? await inPool(pool, a, plan.boxes.length, options.signal) : await onThisThread(a);
     const staged = a.layout.shard
       ? await encodeShards(arr, a, plan, checked, options, encoder)
       : await encodeChunks(arr, a, plan, checked, options, encoder);
@@ -279,6 +279,13 @@ interface Encoder {
   concurrency: number;
   /** A buffer of at least `n` bytes, written before, for a chunk's values, where one is spare. */
   buffer?(n: number): ArrayBuffer | undefined;
+  /**
+   * Encodes the chunks of a row of chunks from their values side by side (the pool: one job,
+   * one copy of the values on this thread); each chunk's stored bytes, in order.
+   */
+  encodeRow?(row: RowInput): Promise<Uint8Array[]>;
+  /** How many chunks a row job holds at most. */
+  perRow?: number;
   encode(input: ChunkInput): Promise<Uint8Array>;
 }
 
@@ -342,13 +349,17 @@ async function onThisThread(a: Access): Promise<Encoder> {
 }
 
 /** Encodes in a pool's workers: each chunk's values are handed over, its stored bytes come back. */
-async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promise<Encoder> {
+async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: AbortSignal): Promise<Encoder> {
   const stages = a.stages.map((s) => s.spec);
   const type = typedArrayFor(a.layout.data_type)!.name;
   const { compressor, module, registry } = await writeStepsOf(a);
   const modules = module ? { ...a.modules, encode: module } : a.modules;
+  const ahead = await pool.ahead();
+  // Rows of at most this many chunks: about four jobs a worker for the whole write (a few
+  // copies of long rows on this thread, rather than one per chunk row by row), at most 16.
+  const perRow = Math.max(1, Math.min(16, Math.floor((boxes * 8) / ahead / 4)));
   return {
-    concurrency: await pool.ahead(),
+    concurrency: ahead,
     buffer: (n) => pool.spareBuffer(n),
     encode: async (input) => {
       const job: EncodeJob = {
@@ -367,6 +378,29 @@ async function inPool(pool: WorkerPool, a: Access, signal?: AbortSignal): Promis
       let bytes: Uint8Array = new Uint8Array(await pool.encode(job, modules, signal));
       for (const encode of registry) bytes = await encode(bytes);
       return bytes;
+    },
+    perRow,
+    encodeRow: async (row) => {
+      const job: EncodeRowJob = {
+        key: a.key,
+        text: a.text,
+        stages,
+        compressor,
+        type,
+        chunkShape: a.chunkShape,
+        fill: row.fill,
+        slab: row.slab.buffer as ArrayBuffer,
+        rows: row.rows,
+        width: row.width,
+        members: row.members,
+      };
+      const out: Uint8Array[] = [];
+      for (const buffer of await pool.encodeRow(job, modules, signal)) {
+        let bytes: Uint8Array = new Uint8Array(buffer);
+        for (const encode of registry) bytes = await encode(bytes);
+        out.push(bytes);
+      }
+      return out;
     },
   };
 }
@@ -425,6 +459,81 @@ async function chunkInput(
   return { values, region: regionOf(box), stored, fill };
 }
 
+/** The chunks of a row of chunks, their boxes' values side by side (see `EncodeRowJob`). */
+interface RowInput {
+  slab: TypedArray;
+  rows: number;
+  width: number;
+  members: EncodeRowJob["members"];
+  fill: Uint8Array;
+}
+
+/**
+ * The selection's boxes in runs that lie in one row of chunks (the same chunk in every
+ * dimension but the last, the next chunk in the last, their values next to each other in
+ * the input), at most `per` to a run.
+ */
+function rowsOf(boxes: readonly Box[], per: number): Box[][] {
+  const out: Box[][] = [];
+  for (const box of boxes) {
+    const run = out[out.length - 1];
+    const prev = run?.[run.length - 1];
+    const last = box.coords.length - 1;
+    const next =
+      prev !== undefined &&
+      run.length < per &&
+      last >= 0 &&
+      box.coords.every((c, k) => (k === last ? c === prev.coords[k] + 1 : c === prev.coords[k])) &&
+      box.pieces[last].outStart === prev.pieces[last].outStart + prev.pieces[last].count;
+    if (next) run.push(box);
+    else out.push([box]);
+  }
+  return out;
+}
+
+/**
+ * A row of boxes' input to the encoder: their values side by side, copied once from the
+ * input (a row of the slab per row of the boxes), and per box its place in its chunk and its
+ * chunk's old stored bytes where the box is not the whole chunk (`old(i)`).
+ */
+async function rowInput(
+  a: Access,
+  run: Box[],
+  keys: string[],
+  plan: Plan,
+  value: ChunkValue,
+  old: (i: number) => Promise<Uint8Array | undefined>,
+  encoder: Encoder,
+): Promise<RowInput> {
+  const Ctor = typedArrayFor(a.layout.data_type)!;
+  const last = run[0].pieces.length - 1;
+  const counts = run.map((b) => b.pieces[last].count);
+  const width = counts.reduce((x, y) => x + y, 0);
+  const rows = run[0].pieces.slice(0, last).reduce((x, p) => x * p.count, 1);
+  // The run's union: its boxes' pieces, the last dimension's joined.
+  const union: Box = {
+    coords: run[0].coords,
+    pieces: run[0].pieces.map((p, k) => ({ ...p, first: 0, step: 1, count: k === last ? width : p.count })),
+  };
+  const buffer = encoder.buffer?.(rows * width * Ctor.BYTES_PER_ELEMENT);
+  const slab = buffer ? new Ctor(buffer, 0, rows * width) : new Ctor(rows * width);
+  overlay(slab, union.pieces.map((p) => p.count), union, plan, value);
+  let offset = 0;
+  const members = await Promise.all(
+    run.map(async (box, i) => {
+      const member: RowInput["members"][number] = { key: keys[i], offset, count: counts[i] };
+      offset += counts[i];
+      const full = box.pieces.every((p, k) => p.count === a.chunkShape[k]) && wholeChunk(box, a.chunkShape, a.layout.shape);
+      if (!full) {
+        member.region = regionOf(box);
+        if (!wholeChunk(box, a.chunkShape, a.layout.shape)) member.stored = await old(i);
+      }
+      return member;
+    }),
+  );
+  return { slab, rows, width, members, fill: Uint8Array.from(a.layout.fill_bytes) };
+}
+
 /** Runs `work` on each item, at most `n` at once; rejects with the first failure. */
 async function eachLimited<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -448,19 +557,38 @@ async function encodeChunks(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   const encoded = progress(options, plan.boxes.length);
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
   const opts = options.signal ? { signal: options.signal } : undefined;
-  await eachLimited(plan.boxes, encoder.concurrency, async (box) => {
+  const stored = (path: zarr.AbsolutePath) => async () => {
+    const bytes = await fromStore(path, () => arr.store.get(path, opts));
+    return bytes && a.compressors.length ? decodeBytes(a.compressors, bytes) : bytes;
+  };
+  await eachRun(plan.boxes, value, encoder, async (run) => {
     options.signal?.throwIfAborted();
-    const key = chunkKey(a.layout, box.coords);
-    const path = arr.resolve(key).path;
-    const old = async () => {
-      const stored = await fromStore(path, () => arr.store.get(path, opts));
-      return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
-    };
-    const input = await chunkInput(a, box, plan, value, old, encoder);
-    staged.set(path, await namingChunk(key, () => encoder.encode(input)));
-    encoded();
+    const keys = run.map((box) => chunkKey(a.layout, box.coords));
+    const paths = keys.map((key) => arr.resolve(key).path);
+    if (run.length === 1 || ArrayBuffer.isView(value)) {
+      const input = await chunkInput(a, run[0], plan, value, stored(paths[0]), encoder);
+      staged.set(paths[0], await namingChunk(keys[0], () => encoder.encode(input)));
+      encoded();
+      return;
+    }
+    const row = await rowInput(a, run, keys, plan, value, (i) => stored(paths[i])(), encoder);
+    (await encoder.encodeRow!(row)).forEach((bytes, i) => {
+      staged.set(paths[i], bytes);
+      encoded();
+    });
   });
   return staged;
+}
+
+/**
+ * Runs `work` on the boxes: in rows of chunks where the encoder takes rows and the value is
+ * an array (as many rows at once as keep its workers busy), else one box at a time (as many
+ * at once as the encoder says).
+ */
+function eachRun(boxes: readonly Box[], value: ChunkValue | TypedArray, encoder: Encoder, work: (run: Box[]) => Promise<void>) {
+  const per = encoder.encodeRow && !ArrayBuffer.isView(value) ? (encoder.perRow ?? 1) : 1;
+  const runs = per > 1 ? rowsOf(boxes, per) : boxes.map((b) => [b]);
+  return eachLimited(runs, Math.max(1, Math.ceil(encoder.concurrency / per)), work);
 }
 
 /** A missing inner chunk's offset and length in a shard index (2^64 - 1). */
@@ -508,15 +636,26 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     const complete = boxes.size === inArray && [...boxes.values()].every((b) => wholeChunk(b, a.chunkShape, layout.shape));
     const old = complete ? undefined : await namingChunk(key, async () => oldShard(a, await fromStore(path, () => arr.store.get(path, opts)), inner));
     const parts: (Uint8Array | undefined)[] = old ?? new Array(inner);
-    await eachLimited([...boxes], encoder.concurrency, async ([position, box]) => {
+    const positions = new Map([...boxes].map(([position, box]) => [box, position]));
+    const oldOf = (position: number) => async () => {
+      const stored = old?.[position];
+      return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
+    };
+    await eachRun([...boxes.values()], value, encoder, async (run) => {
       options.signal?.throwIfAborted();
-      const innerKey = `${key} (inner chunk ${position})`;
-      const input = await chunkInput(a, box, plan, value, async () => {
-        const stored = old?.[position];
-        return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
-      }, encoder);
-      parts[position] = await namingChunk(innerKey, () => encoder.encode(input));
-      encoded();
+      const at = run.map((box) => positions.get(box)!);
+      const keys = at.map((position) => `${key} (inner chunk ${position})`);
+      if (run.length === 1 || ArrayBuffer.isView(value)) {
+        const input = await chunkInput(a, run[0], plan, value, oldOf(at[0]), encoder);
+        parts[at[0]] = await namingChunk(keys[0], () => encoder.encode(input));
+        encoded();
+        return;
+      }
+      const row = await rowInput(a, run, keys, plan, value, (i) => oldOf(at[i])(), encoder);
+      (await encoder.encodeRow!(row)).forEach((bytes, i) => {
+        parts[at[i]] = bytes;
+        encoded();
+      });
     });
     staged.set(path, await namingChunk(key, () => layShard(a, parts, indexStep)));
   });

@@ -18,7 +18,7 @@ import {
   boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
-import { type AssemblyMessage, type EncodeMessage, type ErrorReply, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
+import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
 import { type ChainSteps, type ChunkCoder, encodeChunk } from "../encode.js";
 
 interface Port {
@@ -147,7 +147,8 @@ function assemble(message: AssemblyMessage): void {
 }
 
 /** Encodes one chunk of a write (js/encode.ts); its stored bytes, in a buffer of their own. */
-function encode(job: EncodeMessage): ArrayBuffer {
+/** The write steps of a job's array: its coder, and its chain's steps (js/encode.ts). */
+function writerFor(job: EncodeMessage | EncodeRowMessage): { coder: ChunkCoder; steps: ChainSteps } {
   const at = { kind: "core" as const, key: job.key, text: job.text, stages: job.stages };
   const coder = readerFor(at) as unknown as ChunkCoder;
   const decode = stagesFor(at);
@@ -156,11 +157,47 @@ function encode(job: EncodeMessage): ArrayBuffer {
   if (serializer) encoders.push({ encode: (raw) => serializer.encode!(raw) });
   const spec = job.compressor;
   if (spec) encoders.push(keep(`encode:core:${job.key}`, () => new Compressor(spec.codecs, spec.itemSize)));
-  const values = new (typedArrayNamed(job.type)!)(job.values, 0, job.count);
-  const input = { values, region: job.region, stored: job.stored, fill: job.fill };
-  const bytes = encodeChunk(coder, { decode, encode: encoders }, job.chunkShape, input);
+  return { coder, steps: { decode, encode: encoders } };
+}
+
+/** Stored bytes in a buffer of their own (to hand over). */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
   return (whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
+}
+
+/** Encodes one chunk of a write (js/encode.ts); its stored bytes, in a buffer of their own. */
+function encode(job: EncodeMessage): ArrayBuffer {
+  const { coder, steps } = writerFor(job);
+  const values = new (typedArrayNamed(job.type)!)(job.values, 0, job.count);
+  const input = { values, region: job.region, stored: job.stored, fill: job.fill };
+  return ownBuffer(encodeChunk(coder, steps, job.chunkShape, input));
+}
+
+/**
+ * Encodes the chunks of a row: each member's values taken from the slab (its columns of each
+ * row), then encoded as one chunk is. An error names the member's chunk.
+ */
+function encodeRow(job: EncodeRowMessage): ArrayBuffer[] {
+  const { coder, steps } = writerFor(job);
+  const Ctor = typedArrayNamed(job.type)!;
+  const slab = new Ctor(job.slab, 0, job.rows * job.width);
+  return job.members.map((m) => {
+    let values = slab;
+    if (m.count !== job.width) {
+      values = new Ctor(job.rows * m.count);
+      for (let r = 0; r < job.rows; r++) {
+        const from = r * job.width + m.offset;
+        values.set(slab.subarray(from, from + m.count) as never, r * m.count);
+      }
+    }
+    try {
+      return ownBuffer(encodeChunk(coder, steps, job.chunkShape, { values, region: m.region, stored: m.stored, fill: job.fill }));
+    } catch (e) {
+      if (e instanceof Error && (e as { code?: string }).code) e.message = `chunk ${m.key}: ${e.message}`;
+      throw e;
+    }
+  });
 }
 
 function errorOf(e: unknown): ErrorReply {
@@ -181,6 +218,17 @@ function handle(message: ToWorker): void {
       port.postMessage({ op: "answer", job: message.job, buffer, spare }, [buffer, ...spare]);
     } catch (e) {
       port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare: [message.values] }, [message.values]);
+    }
+    return;
+  }
+  if (message.op === "encodeRow") {
+    // The slab goes back, for a later row's values (unless a member's stored bytes are in it).
+    try {
+      const buffers = encodeRow(message);
+      const spare = buffers.includes(message.slab) ? [] : [message.slab];
+      port.postMessage({ op: "answer", job: message.job, buffers, spare }, [...buffers, ...spare]);
+    } catch (e) {
+      port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare: [message.slab] }, [message.slab]);
     }
     return;
   }

@@ -232,3 +232,37 @@ test("writePacked with a pool writes what it writes without one", async () => {
   }
   assert.equal(hashOf(stores[1]), hashOf(stores[0]));
 });
+
+test("pooled writes of many chunks (rows of chunks to a job): the same bytes as one thread, in 2-D, 3-D and with a dropped dimension; a failure names its chunk", async () => {
+  const cases = [
+    { shape: [200, 300], chunks: [16, 16], selections: [null, [zarr.slice(7, 190), zarr.slice(3, 299, 2)], [zarr.slice(0, 200), zarr.slice(40, 250)]] },
+    { shape: [6, 90, 140], chunks: [2, 16, 16], selections: [null, [3, zarr.slice(5, 80), null], [zarr.slice(1, 5), 17, zarr.slice(10, 130)]] },
+  ];
+  for (const { shape, chunks, selections } of cases) {
+    const stores = [];
+    for (const options of [{}, { pool }]) {
+      const store = memoryStore();
+      const arr = await zarr.create(zarr.root(store), { shape, chunkShape: chunks, dtype: "float64", fillValue: -5, codecs: [BYTES, ZSTD] });
+      for (const [i, selection] of selections.entries()) {
+        const out = selection ? selection.map((s, k) => (typeof s === "number" ? 0 : s === null ? shape[k] : Math.ceil((Math.min(s.stop, shape[k]) - s.start) / (s.step ?? 1)))).filter((_, k) => typeof selection[k] !== "number") : shape;
+        const n = out.reduce((x, y) => x * y, 1);
+        const data = field(n, 11 + i);
+        const stride = out.map((_, k) => out.slice(k + 1).reduce((x, y) => x * y, 1));
+        await set(arr, selection, { data, shape: out, stride }, options);
+      }
+      stores.push(store.files);
+    }
+    assert.equal(hashOf(stores[1]), hashOf(stores[0]), `shape [${shape}]`);
+  }
+  // A value cast_value refuses, in the middle of a row job: CAST, naming its chunk; nothing written.
+  const store = memoryStore();
+  const codecs = [{ name: "cast_value", configuration: { data_type: "uint8" } }, BYTES, ZSTD];
+  const arr = await zarr.create(zarr.root(store), { shape: [64, 256], chunkShape: [8, 8], dtype: "float64", fillValue: 0, codecs });
+  const before = hashOf(store.files);
+  const data = new Float64Array(64 * 256).fill(3);
+  data[9 * 256 + 77] = 999;
+  const e = await rejection(() => set(arr, null, { data, shape: [64, 256], stride: [256, 1] }, { pool }));
+  assert.equal(e.code, "CAST", e.message);
+  assert.match(e.message, /chunk c\/1\/9\b/);
+  assert.equal(hashOf(store.files), before);
+});
