@@ -252,6 +252,21 @@ test("browser, no bundler: zarr-python's compressed, sharded and v2 stores equal
   assert.deepEqual(consoleErrors, []);
 });
 
+test("browser, no bundler: set writes, on one thread and pooled, the stores zarr-python read exactly (tests/fixtures/written)", async () => {
+  const verified = JSON.parse(readFileSync(join(root, "tests/fixtures/written/verified.json"), "utf8"));
+  for (const isolate of ["", "&isolate=1"]) {
+    // (Chromium asks for /favicon.ico, which the test server does not have.)
+    const quiet = (page) => page.on("console", (m) => m.type() === "error" && !m.location()?.url?.endsWith("/favicon.ico") && consoleErrors.push(m.text()));
+    const result = await runPage(`${base}/tests/browser/plain.html?written=1${isolate}`, quiet, 120000);
+    const names = Object.keys(verified.cases);
+    assert.equal(Object.keys(result).length, 2 * names.length);
+    for (const name of names) {
+      for (const via of ["one thread", "pool"]) assert.deepEqual(result[`${name} (${via})`], verified.cases[name].files, `${name} (${via})`);
+    }
+  }
+  assert.deepEqual(consoleErrors, []);
+});
+
 test("browser, bundled by Vite, worker pool: the workers start with no configuration", async () => {
   // The bundle the Vite test above built.
   assert.ok(readdirSync(join(root, "target/vite-test")).includes("vite.html"));
