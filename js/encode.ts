@@ -5,6 +5,7 @@
 // stored bytes) or over the fill value. The core's chain encodes the values (or, where the
 // stored bytes are the values themselves, they are taken as they are), and the steps'
 // modules encode them in turn: a whole-chunk serializer, then the compress module's codecs.
+import { codedError } from "./errors.js";
 import { cOrderStrides } from "./strides.js";
 import { type Decompressor, filled, type TypedArray, type TypedArrayCtor, unpackAll } from "./place.js";
 
@@ -83,4 +84,45 @@ export function layBox(chunk: TypedArray, chunkShape: number[], region: Uint32Ar
       index[k] = 0;
     }
   }
+}
+
+/** How a shard lays out its index: its byte order, where it goes, its stored size. */
+export interface ShardLayout {
+  little: boolean;
+  atEnd: boolean;
+  indexBytes: number;
+}
+
+/** A missing inner chunk's offset and length in a shard index (2^64 - 1). */
+const MISSING = 0xffff_ffff_ffff_ffffn;
+
+/**
+ * A shard's bytes: its inner chunks in order (undefined: missing), and the index of where each
+ * lies, through `encodeIndex` (its bytes -> bytes codecs, if any).
+ */
+export function layShard(parts: readonly (Uint8Array | undefined)[], shard: ShardLayout, encodeIndex?: (raw: Uint8Array) => Uint8Array): Uint8Array {
+  const entries = new DataView(new ArrayBuffer(16 * parts.length));
+  let at = shard.atEnd ? 0 : shard.indexBytes;
+  // (A loop over every place: `parts` may have holes, which forEach would skip.)
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p];
+    entries.setBigUint64(16 * p, part ? BigInt(at) : MISSING, shard.little);
+    entries.setBigUint64(16 * p + 8, part ? BigInt(part.length) : MISSING, shard.little);
+    at += part?.length ?? 0;
+  }
+  let index: Uint8Array = new Uint8Array(entries.buffer);
+  if (encodeIndex) index = encodeIndex(index);
+  if (index.length !== shard.indexBytes) {
+    throw codedError("INTERNAL", `the shard index encoded to ${index.length} bytes, not ${shard.indexBytes}`);
+  }
+  const out = new Uint8Array(at + (shard.atEnd ? index.length : 0));
+  let position = shard.atEnd ? 0 : index.length;
+  if (!shard.atEnd) out.set(index, 0);
+  for (const part of parts) {
+    if (!part) continue;
+    out.set(part, position);
+    position += part.length;
+  }
+  if (shard.atEnd) out.set(index, position);
+  return out;
 }

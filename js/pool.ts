@@ -9,7 +9,7 @@
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
 import { typedArrayNamed } from "./place.js";
-import { type EncodeJob, type EncodeRowJob, type Job, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
+import { type EncodeJob, type EncodeRowJob, type Job, type LayShardJob, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
 
 export type { Job } from "./protocol.js";
 
@@ -212,6 +212,15 @@ export class WorkerPool {
       slot.port.post({ ...job, members, op: "encodeRow", job: id }, transfer);
     };
     return (await this.queue(post, modules, signal)) as ArrayBuffer[];
+  }
+
+  /** Lays a shard out on the least busy worker from its inner chunks' bytes (their buffers handed over); resolves to the shard's bytes. */
+  async layShard(job: LayShardJob, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer> {
+    const post = (slot: Slot, id: number) => {
+      const transfer = job.parts.flatMap((p) => (p ? [p.buffer as ArrayBuffer] : []));
+      slot.port.post({ ...job, op: "layShard", job: id }, transfer);
+    };
+    return (await this.queue(post, modules, signal)) as ArrayBuffer;
   }
 
   /**

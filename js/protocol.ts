@@ -1,6 +1,7 @@
 // The messages between the main thread and a pool worker (js/pool.ts <-> js/worker/decode-worker.ts),
 // written once for both sides.
 import type { ModuleName } from "./modules.js";
+import type { ShardLayout } from "./encode.js";
 import type { StageSpec } from "./place.js";
 
 /** The wasm modules a worker may start (the module table's). */
@@ -106,7 +107,21 @@ export interface EncodeRowMessage extends EncodeRowJob {
   job: number;
 }
 
-export type ToWorker = StartMessage | JobMessage | EncodeMessage | EncodeRowMessage | AssemblyMessage;
+/** A shard to lay out from its inner chunks' stored bytes (each over a buffer of its own, handed over). */
+export interface LayShardJob {
+  parts: (Uint8Array | undefined)[];
+  shard: ShardLayout;
+  /** The index's bytes -> bytes codecs (v3 metadata as JSON), if any. */
+  indexCodecs?: string;
+}
+
+/** A shard layout as posted (its answer's buffer: the shard's bytes). */
+export interface LayShardMessage extends LayShardJob {
+  op: "layShard";
+  job: number;
+}
+
+export type ToWorker = StartMessage | JobMessage | EncodeMessage | EncodeRowMessage | LayShardMessage | AssemblyMessage;
 
 /** An error as it crosses back. */
 export interface ErrorReply {

@@ -6,7 +6,7 @@
 // every chunk has encoded. Sharded arrays are written a shard at a time.
 import * as zarr from "zarrita";
 import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
-import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk } from "./encode.js";
+import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk, layShard, type ShardLayout } from "./encode.js";
 import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetch.js";
 import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
@@ -286,6 +286,8 @@ interface Encoder {
   encodeRow?(row: RowInput): Promise<Uint8Array[]>;
   /** How many chunks a row job holds at most. */
   perRow?: number;
+  /** A shard's bytes from its inner chunks' (see js/encode.ts `layShard`); `indexCodecs`: the index's bytes -> bytes codecs (JSON). */
+  layShard(parts: (Uint8Array | undefined)[], shard: ShardLayout, indexCodecs?: string): Promise<Uint8Array>;
   encode(input: ChunkInput): Promise<Uint8Array>;
 }
 
@@ -340,6 +342,15 @@ async function onThisThread(a: Access): Promise<Encoder> {
   const { steps, registry } = await writeStepsOf(a);
   return {
     concurrency: 1,
+    layShard: async (parts, shard, indexCodecs) => {
+      // The index holds uint64 values.
+      const index = indexCodecs ? new ((await loadModule("encode")).Compressor as CompressorClass)(indexCodecs, 8) : undefined;
+      try {
+        return layShard(parts, shard, index && ((raw) => index.encode(raw)));
+      } finally {
+        index?.free();
+      }
+    },
     encode: async (input) => {
       let bytes = await inTurn(() => encodeChunk(coder, steps, a.chunkShape, input));
       for (const encode of registry) bytes = await encode(bytes);
@@ -361,6 +372,13 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
   return {
     concurrency: ahead,
     buffer: (n) => pool.spareBuffer(n),
+    // Laid out by a worker: the inner chunks' buffers are handed over (a view of a bigger
+    // buffer, an old shard's untouched chunk, is copied first).
+    layShard: async (parts, shard, indexCodecs) => {
+      const own = parts.map((p) => (p && (p.byteOffset !== 0 || p.byteLength !== p.buffer.byteLength || !(p.buffer instanceof ArrayBuffer)) ? new Uint8Array(p) : p));
+      const encodeModule = indexCodecs ? compiledOf(await loadModule("encode")) : undefined;
+      return new Uint8Array(await pool.layShard({ parts: own, shard, indexCodecs }, encodeModule ? { encode: encodeModule } : {}, signal));
+    },
     encode: async (input) => {
       const job: EncodeJob = {
         key: a.key,
@@ -591,9 +609,6 @@ function eachRun(boxes: readonly Box[], value: ChunkValue | TypedArray, encoder:
   return eachLimited(runs, Math.max(1, Math.ceil(encoder.concurrency / per)), work);
 }
 
-/** A missing inner chunk's offset and length in a shard index (2^64 - 1). */
-const MISSING = 0xffff_ffff_ffff_ffffn;
-
 /**
  * Encodes every shard the selection touches: each inner chunk it touches encoded as an
  * unsharded chunk would be, the others kept as stored (a shard the selection covers entirely
@@ -619,10 +634,8 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   }
   const encoded = progress(options, plan.boxes.length);
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
-  // The index holds uint64 values.
-  const indexStep = shard.index_codecs.length
-    ? new ((await loadModule("encode")).Compressor as CompressorClass)(JSON.stringify(shard.index_codecs), 8)
-    : undefined;
+  const shardLayout: ShardLayout = { little: shard.index_endian === "little", atEnd: shard.index_at_end, indexBytes: a.index!.bytes };
+  const indexCodecs = shard.index_codecs.length ? JSON.stringify(shard.index_codecs) : undefined;
   // With a pool, the next shard's inner chunks start while the last of this one's encode, so
   // that the workers do not wait between shards.
   const atOnce = encoder.concurrency > 1 ? 2 : 1;
@@ -657,7 +670,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
         encoded();
       });
     });
-    staged.set(path, await namingChunk(key, () => layShard(a, parts, indexStep)));
+    staged.set(path, await namingChunk(key, () => encoder.layShard(parts, shardLayout, indexCodecs)));
   });
   return staged;
 }
@@ -690,35 +703,4 @@ async function oldShard(a: Access, bytes: Uint8Array | undefined, inner: number)
     }
     return bytes.subarray(offset, offset + length);
   });
-}
-
-/** A shard's bytes: its inner chunks in order, and the index of where each lies, encoded. */
-function layShard(a: Access, parts: (Uint8Array | undefined)[], indexStep: { encode(raw: Uint8Array): Uint8Array } | undefined): Uint8Array {
-  const shard = a.layout.shard!;
-  const index = a.index!;
-  const entries = new DataView(new ArrayBuffer(16 * parts.length));
-  const little = shard.index_endian === "little";
-  let at = shard.index_at_end ? 0 : index.bytes;
-  // (A loop over every place: `parts` may have holes, which forEach would skip.)
-  for (let p = 0; p < parts.length; p++) {
-    const part = parts[p];
-    entries.setBigUint64(16 * p, part ? BigInt(at) : MISSING, little);
-    entries.setBigUint64(16 * p + 8, part ? BigInt(part.length) : MISSING, little);
-    at += part?.length ?? 0;
-  }
-  let indexBytes: Uint8Array = new Uint8Array(entries.buffer);
-  if (indexStep) indexBytes = indexStep.encode(indexBytes);
-  if (indexBytes.length !== index.bytes) {
-    throw codedError("INTERNAL", `the shard index encoded to ${indexBytes.length} bytes, not ${index.bytes}`);
-  }
-  const out = new Uint8Array(at + (shard.index_at_end ? indexBytes.length : 0));
-  let position = shard.index_at_end ? 0 : indexBytes.length;
-  if (!shard.index_at_end) out.set(indexBytes, 0);
-  for (const part of parts) {
-    if (!part) continue;
-    out.set(part, position);
-    position += part.length;
-  }
-  if (shard.index_at_end) out.set(indexBytes, position);
-  return out;
 }

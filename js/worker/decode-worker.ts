@@ -18,8 +18,8 @@ import {
   boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
-import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
-import { type ChainSteps, type ChunkCoder, encodeChunk } from "../encode.js";
+import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
+import { type ChainSteps, type ChunkCoder, encodeChunk, layShard } from "../encode.js";
 
 interface Port {
   postMessage(message: Reply, transfer?: Transferable[]): void;
@@ -200,6 +200,14 @@ function encodeRow(job: EncodeRowMessage): ArrayBuffer[] {
   });
 }
 
+/** A shard laid out (js/encode.ts), its index through the encode module's codecs. */
+function shardOf(job: LayShardMessage): Uint8Array {
+  const codecs = job.indexCodecs;
+  // The index holds uint64 values.
+  const index = codecs ? keep(`index:${codecs}`, () => new Compressor(codecs, 8)) : undefined;
+  return layShard(job.parts, job.shard, index && ((raw) => index.encode(raw)));
+}
+
 function errorOf(e: unknown): ErrorReply {
   if (e instanceof Error) return { message: e.message, name: e.name, code: (e as { code?: string }).code };
   return { message: String(e), name: "Error" };
@@ -218,6 +226,15 @@ function handle(message: ToWorker): void {
       port.postMessage({ op: "answer", job: message.job, buffer, spare }, [buffer, ...spare]);
     } catch (e) {
       port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare: [message.values] }, [message.values]);
+    }
+    return;
+  }
+  if (message.op === "layShard") {
+    try {
+      const buffer = ownBuffer(shardOf(message));
+      port.postMessage({ op: "answer", job: message.job, buffer }, [buffer]);
+    } catch (e) {
+      port.postMessage({ op: "answer", job: message.job, error: errorOf(e) });
     }
     return;
   }
