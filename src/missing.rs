@@ -48,6 +48,9 @@ impl Convention {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MaskAndScale {
     data_type: DataType,
+    /// The type the stored values are read as: the data type, or its other signedness where
+    /// CF's `_Unsigned` asks (the same bits).
+    view: DataType,
     /// The float type values are converted to before masking (xarray's decoded type).
     working: DataType,
     /// Missing values, converted to the working type, as f64; NaN entries dropped.
@@ -73,23 +76,41 @@ impl MaskAndScale {
             }
         };
         let get = |key: &str| attrs.and_then(|a| a.get(key)).filter(|v| !v.is_null());
+        // A number, or a list of one (as files converted from netCDF carry them; xarray takes
+        // the one element, and refuses longer lists).
         let number = |key: &str| -> Result<Option<f64>> {
             get(key)
                 .map(|v| {
-                    v.as_f64()
+                    let one = match v {
+                        Value::Array(list) if list.len() == 1 => &list[0],
+                        other => other,
+                    };
+                    one.as_f64()
                         .filter(|x| x.is_finite())
                         .ok_or_else(|| Error::InvalidMetadata {
-                            message: format!("attribute {key} must be a finite number, got {v}"),
+                            message: format!(
+                                "attribute {key} must be a finite number or a list of one, got {v}"
+                            ),
                         })
                 })
                 .transpose()
+        };
+        // CF's `_Unsigned` (netCDF's unsigned bytes kept as signed integers, or the reverse):
+        // as xarray reads it, the string "true" on a signed integer type makes the values the
+        // unsigned type's of the same width (the same bits), and its `_FillValue` with them;
+        // "false" on an unsigned type, the signed type's. Anything else changes nothing.
+        let integer = !data_type.is_float();
+        let view = match get("_Unsigned").and_then(Value::as_str) {
+            Some("true") if data_type.is_signed_int() => other_signedness(data_type),
+            Some("false") if integer && !data_type.is_signed_int() => other_signedness(data_type),
+            _ => data_type,
         };
         let scale_factor = number("scale_factor")?;
         let add_offset = number("add_offset")?;
         let working = if scale_factor.is_some() || add_offset.is_some() {
             DataType::Float64
         } else {
-            match data_type {
+            match view {
                 DataType::Float16 | DataType::Float32 => data_type,
                 t if t.size() <= 2 => DataType::Float32,
                 _ => DataType::Float64,
@@ -102,11 +123,18 @@ impl MaskAndScale {
                 one => vec![one],
             };
             for value in values {
-                missing.push(sentinel(data_type, value, "missing_value")?);
+                missing.push(sentinel(view, value, "missing_value")?);
             }
         }
         if let Some(v) = get("_FillValue") {
-            missing.push(fill_value_attribute(data_type, v)?);
+            // Read as signed then taken as its unsigned bits where "true" asks (xarray:
+            // `np.array(fill, dtype=signed).view(unsigned)`); where "false" asks, read as the
+            // signed type (it must fit, as numpy requires).
+            missing.push(if view != data_type && data_type.is_signed_int() {
+                unsigned_bits(fill_value_attribute(data_type, v)?)
+            } else {
+                fill_value_attribute(view, v)?
+            });
         }
         let missing = missing
             .into_iter()
@@ -115,6 +143,7 @@ impl MaskAndScale {
             .collect();
         Ok(Self {
             data_type,
+            view,
             working,
             missing,
             scale_factor,
@@ -125,7 +154,10 @@ impl MaskAndScale {
 
     /// Whether the attributes ask for any decoding at all.
     pub fn is_identity(&self) -> bool {
-        self.missing.is_empty() && self.scale_factor.is_none() && self.add_offset.is_none()
+        self.missing.is_empty()
+            && self.scale_factor.is_none()
+            && self.add_offset.is_none()
+            && self.view == self.data_type
     }
 
     /// The decoded values: NaN where a value is missing, scaled and offset where asked.
@@ -161,8 +193,16 @@ impl MaskAndScale {
             }
             return Ok(());
         }
+        // The bits read as the other signedness, where `_Unsigned` asks.
+        let other = self.view != self.data_type;
         match data {
             // Integers of up to 32 bits convert exactly to either working type.
+            ArrayData::Int8(v) if other => all(v, out, |x| self.finish(f64::from(x as u8))),
+            ArrayData::Int16(v) if other => all(v, out, |x| self.finish(f64::from(x as u16))),
+            ArrayData::Int32(v) if other => all(v, out, |x| self.finish(f64::from(x as u32))),
+            ArrayData::UInt8(v) if other => all(v, out, |x| self.finish(f64::from(x as i8))),
+            ArrayData::UInt16(v) if other => all(v, out, |x| self.finish(f64::from(x as i16))),
+            ArrayData::UInt32(v) if other => all(v, out, |x| self.finish(f64::from(x as i32))),
             ArrayData::Int8(v) => all(v, out, |x| self.finish(f64::from(x))),
             ArrayData::Int16(v) => all(v, out, |x| self.finish(f64::from(x))),
             ArrayData::Int32(v) => all(v, out, |x| self.finish(f64::from(x))),
@@ -170,6 +210,12 @@ impl MaskAndScale {
             ArrayData::UInt16(v) => all(v, out, |x| self.finish(f64::from(x))),
             ArrayData::UInt32(v) => all(v, out, |x| self.finish(f64::from(x))),
             // 64-bit integers round to the nearest float64, as numpy converts them.
+            ArrayData::Int64(v) if other => all(v, out, |x| {
+                self.finish(rounded_to(working, x as u64 as f64))
+            }),
+            ArrayData::UInt64(v) if other => all(v, out, |x| {
+                self.finish(rounded_to(working, x as i64 as f64))
+            }),
             ArrayData::Int64(v) => all(v, out, |x| self.finish(rounded_to(working, x as f64))),
             ArrayData::UInt64(v) => all(v, out, |x| self.finish(rounded_to(working, x as f64))),
             ArrayData::Float16(v) => all(v, out, |x| self.finish(crate::widths::f16_to_f64(x))),
@@ -226,7 +272,8 @@ impl MaskAndScale {
     }
 
     fn table(&self, len: usize) -> Option<&[f64]> {
-        let (count, value): (usize, fn(usize) -> f64) = match self.data_type {
+        // Indexed by the stored bit pattern, valued as the type the values are read as.
+        let (count, value): (usize, fn(usize) -> f64) = match self.view {
             DataType::Int8 => (256, |b| f64::from(b as u8 as i8)),
             DataType::UInt8 => (256, |b| b as f64),
             DataType::Int16 => (65536, |b| f64::from(b as u16 as i16)),
@@ -261,6 +308,32 @@ impl MaskAndScale {
             Some(o) => float::add(v, o),
             None => v,
         }
+    }
+}
+
+/// The integer type of the same width and the other signedness (floats unchanged).
+fn other_signedness(t: DataType) -> DataType {
+    match t {
+        DataType::Int8 => DataType::UInt8,
+        DataType::Int16 => DataType::UInt16,
+        DataType::Int32 => DataType::UInt32,
+        DataType::Int64 => DataType::UInt64,
+        DataType::UInt8 => DataType::Int8,
+        DataType::UInt16 => DataType::Int16,
+        DataType::UInt32 => DataType::Int32,
+        DataType::UInt64 => DataType::Int64,
+        float => float,
+    }
+}
+
+/// A signed integer's bits as the unsigned integer of the same width.
+fn unsigned_bits(s: Scalar) -> Scalar {
+    match s {
+        Scalar::Int8(v) => Scalar::UInt8(v as u8),
+        Scalar::Int16(v) => Scalar::UInt16(v as u16),
+        Scalar::Int32(v) => Scalar::UInt32(v as u32),
+        Scalar::Int64(v) => Scalar::UInt64(v as u64),
+        other => other,
     }
 }
 
@@ -461,5 +534,18 @@ mod tests {
                 assert!(same && out.len() == count, "{dtype:?} little={little}");
             }
         }
+    }
+    #[test]
+    fn a_scale_list_of_more_than_one_is_refused() {
+        // xarray takes the one element of a one-element list and refuses longer ones.
+        for attrs in [r#"{"scale_factor": [0.1, 0.2]}"#, r#"{"add_offset": []}"#] {
+            let e = MaskAndScale::from_attributes(DataType::Int16, &json(attrs)).unwrap_err();
+            assert_eq!(e.code(), "INVALID_METADATA", "{attrs}: {e}");
+        }
+        assert!(MaskAndScale::from_attributes(
+            DataType::Int16,
+            &json(r#"{"scale_factor": [0.5]}"#)
+        )
+        .is_ok());
     }
 }

@@ -35,7 +35,9 @@ for (const [name, want] of Object.entries(expected)) {
     assert.equal(raw.data.length, got.data.length);
     const rawNaNs = Array.from(raw.data, (v) => Number.isNaN(Number(v))).filter(Boolean).length;
     const decodedNaNs = got.data.filter(Number.isNaN).length;
-    if (!name.endsWith("_nan")) assert.ok(rawNaNs < decodedNaNs, `${rawNaNs} raw NaN, ${decodedNaNs} decoded`);
+    // (Where xarray masks anything.)
+    const xarrayNaNs = new Float64Array(Uint8Array.from(Buffer.from(want.decoded_hex, "hex")).buffer).filter(Number.isNaN).length;
+    if (!name.endsWith("_nan") && xarrayNaNs > 0) assert.ok(rawNaNs < decodedNaNs, `${rawNaNs} raw NaN, ${decodedNaNs} decoded`);
   });
 }
 
