@@ -106,6 +106,11 @@ export function stageOf(spec: StageSpec, Class: unknown): Decompressor & { encod
   };
 }
 
+/** Whether `bytes` are the whole of a plain ArrayBuffer (one that can be handed to a worker as they are). */
+export function fillsItsBuffer(bytes: Uint8Array): boolean {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+}
+
 /** Values per tile: large enough to amortise a call, small enough to stay in cache. */
 export const TILE_BYTES = 64 * 1024;
 

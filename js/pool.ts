@@ -8,7 +8,7 @@
 // whole output over at the end, so the main thread copies no values.
 import { codedError } from "./errors.js";
 import { builtin, isNode } from "./node.js";
-import { typedArrayNamed } from "./place.js";
+import { fillsItsBuffer, typedArrayNamed } from "./place.js";
 import { type EncodeJob, type EncodeRowJob, type Job, type LayShardJob, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
 
 export type { Job } from "./protocol.js";
@@ -374,7 +374,7 @@ export class WorkerPool {
   private handOver(job: Job): Uint8Array {
     const src = job.stored;
     const n = src.byteLength;
-    if (job.owned && src.byteOffset === 0 && n === src.buffer.byteLength && src.buffer instanceof ArrayBuffer) {
+    if (job.owned && fillsItsBuffer(src)) {
       return src;
     }
     const spare = this.takeSpare(n);

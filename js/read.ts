@@ -22,7 +22,7 @@ import {
 import type { WorkerPool } from "./pool.js";
 import type { ModuleKind } from "./protocol.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
-import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, type Selection } from "./select.js";
+import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
 export type { Selection } from "./select.js";
@@ -290,11 +290,6 @@ function runsOf(plan: Plan, box: Box, out: TypedArray): Runs {
   const starts = new Float64Array(runs);
   for (let r = 0; r < runs; r++) starts[r] = runStart(r);
   return { out, runLength, starts };
-}
-
-/** The box of a chunk as the reader takes it: (first, step, count) per dimension. */
-function regionOf(box: Box): Uint32Array {
-  return new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count]));
 }
 
 /**

@@ -36,6 +36,11 @@ export interface Box {
   pieces: Piece[];
 }
 
+/** A box in its chunk as the reader and the encoder take it: (first, step, count) per dimension. */
+export function regionOf(box: Box): Uint32Array {
+  return new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count]));
+}
+
 export interface Plan {
   /** The output's shape (integer-selected dimensions dropped). */
   shape: number[];

@@ -11,13 +11,13 @@ import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetc
 import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
-import { type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
+import { fillsItsBuffer, type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { EncodeJob, EncodeRowJob } from "./protocol.js";
 import { type ArrayAccess, coreAccess } from "./read.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { inTurn, poolOf, progress } from "./schedule.js";
-import { type Box, planSelection, type Plan, type Selection } from "./select.js";
+import { type Box, planSelection, type Plan, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
@@ -305,6 +305,12 @@ interface WriteSteps {
   registry: ((bytes: Uint8Array) => Promise<Uint8Array>)[];
 }
 
+/** Stored bytes the chain's steps in wasm gave, through the codecs zarrita's registry runs (`WriteSteps.registry`). */
+async function throughRegistry(registry: WriteSteps["registry"], bytes: Uint8Array): Promise<Uint8Array> {
+  for (const encode of registry) bytes = await encode(bytes);
+  return bytes;
+}
+
 /** Per array access, its write steps, built once (a failure is not kept). */
 const writeSteps = new WeakMap<object, Promise<WriteSteps>>();
 
@@ -351,11 +357,7 @@ async function onThisThread(a: Access): Promise<Encoder> {
         index?.free();
       }
     },
-    encode: async (input) => {
-      let bytes = await inTurn(() => encodeChunk(coder, steps, a.chunkShape, input));
-      for (const encode of registry) bytes = await encode(bytes);
-      return bytes;
-    },
+    encode: async (input) => throughRegistry(registry, await inTurn(() => encodeChunk(coder, steps, a.chunkShape, input))),
   };
 }
 
@@ -369,56 +371,41 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
   // Rows of at most this many chunks: about four jobs a worker for the whole write (a few
   // copies of long rows on this thread, rather than one per chunk row by row), at most 16.
   const perRow = Math.max(1, Math.min(16, Math.floor((boxes * 8) / ahead / 4)));
+  // What every job of this array says of it.
+  const array = { key: a.key, text: a.text, stages, compressor, type, chunkShape: a.chunkShape };
   return {
     concurrency: ahead,
     buffer: (n) => pool.spareBuffer(n),
     // Laid out by a worker: the inner chunks' buffers are handed over (a view of a bigger
     // buffer, an old shard's untouched chunk, is copied first).
     layShard: async (parts, shard, indexCodecs) => {
-      const own = parts.map((p) => (p && (p.byteOffset !== 0 || p.byteLength !== p.buffer.byteLength || !(p.buffer instanceof ArrayBuffer)) ? new Uint8Array(p) : p));
+      const own = parts.map((p) => (p && !fillsItsBuffer(p) ? new Uint8Array(p) : p));
       const encodeModule = indexCodecs ? compiledOf(await loadModule("encode")) : undefined;
       return new Uint8Array(await pool.layShard({ parts: own, shard, indexCodecs }, encodeModule ? { encode: encodeModule } : {}, signal));
     },
     encode: async (input) => {
       const job: EncodeJob = {
-        key: a.key,
-        text: a.text,
-        stages,
-        compressor,
+        ...array,
         values: input.values.buffer as ArrayBuffer,
         count: input.values.length,
-        type,
-        chunkShape: a.chunkShape,
         region: input.region,
         stored: input.stored,
         fill: input.fill,
       };
-      let bytes: Uint8Array = new Uint8Array(await pool.encode(job, modules, signal));
-      for (const encode of registry) bytes = await encode(bytes);
-      return bytes;
+      return throughRegistry(registry, new Uint8Array(await pool.encode(job, modules, signal)));
     },
     perRow,
     encodeRow: async (row) => {
       const job: EncodeRowJob = {
-        key: a.key,
-        text: a.text,
-        stages,
-        compressor,
-        type,
-        chunkShape: a.chunkShape,
+        ...array,
         fill: row.fill,
         slab: row.slab.buffer as ArrayBuffer,
         rows: row.rows,
         width: row.width,
         members: row.members,
       };
-      const out: Uint8Array[] = [];
-      for (const buffer of await pool.encodeRow(job, modules, signal)) {
-        let bytes: Uint8Array = new Uint8Array(buffer);
-        for (const encode of registry) bytes = await encode(bytes);
-        out.push(bytes);
-      }
-      return out;
+      const buffers = await pool.encodeRow(job, modules, signal);
+      return Promise.all(buffers.map((buffer) => throughRegistry(registry, new Uint8Array(buffer))));
     },
   };
 }
@@ -438,11 +425,6 @@ function boxValues(Ctor: TypedArrayCtor, box: Box, plan: Plan, value: ChunkValue
   const rebased: Box = { coords: box.coords, pieces: box.pieces.map((p) => ({ ...p, first: 0, step: 1 })) };
   overlay(out, counts, rebased, plan, value);
   return out;
-}
-
-/** The box in its chunk as the encoder takes it: (first, step, count) per dimension. */
-function regionOf(box: Box): Uint32Array {
-  return new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count]));
 }
 
 /** Whether the box is all of its chunk that lies inside the array (the rest needs no values). */
@@ -469,12 +451,18 @@ async function chunkInput(
   const fill = Uint8Array.from(a.layout.fill_bytes);
   const size = box.pieces.reduce((x, p) => x * p.count, Ctor.BYTES_PER_ELEMENT);
   const values = boxValues(Ctor, box, plan, value, encoder.buffer?.(size));
-  const full = box.pieces.every((p, k) => p.count === a.chunkShape[k]) && wholeChunk(box, a.chunkShape, a.layout.shape);
-  if (full) return { values, fill };
-  // An edge chunk the box fills takes the fill value outside the array; any other box is
-  // laid over the chunk's old values.
-  const stored = wholeChunk(box, a.chunkShape, a.layout.shape) ? undefined : await old();
-  return { values, region: regionOf(box), stored, fill };
+  return { values, fill, ...(await placeOf(a, box, old)) };
+}
+
+/**
+ * Where a box lies in its chunk, where it is not the whole chunk, and the chunk's old stored
+ * bytes (`old`, fetched only then) where its values are laid over them: an edge chunk the box
+ * fills takes the fill value outside the array; any other box is laid over the old values.
+ */
+async function placeOf(a: Access, box: Box, old: () => Promise<Uint8Array | undefined>): Promise<{ region?: Uint32Array; stored?: Uint8Array }> {
+  const inArray = wholeChunk(box, a.chunkShape, a.layout.shape);
+  if (inArray && box.pieces.every((p, k) => p.count === a.chunkShape[k])) return {};
+  return { region: regionOf(box), stored: inArray ? undefined : await old() };
 }
 
 /** The chunks of a row of chunks, their boxes' values side by side (see `EncodeRowJob`). */
@@ -539,14 +527,9 @@ async function rowInput(
   let offset = 0;
   const members = await Promise.all(
     run.map(async (box, i) => {
-      const member: RowInput["members"][number] = { key: keys[i], offset, count: counts[i] };
+      const at = offset;
       offset += counts[i];
-      const full = box.pieces.every((p, k) => p.count === a.chunkShape[k]) && wholeChunk(box, a.chunkShape, a.layout.shape);
-      if (!full) {
-        member.region = regionOf(box);
-        if (!wholeChunk(box, a.chunkShape, a.layout.shape)) member.stored = await old(i);
-      }
-      return member;
+      return { key: keys[i], offset: at, count: counts[i], ...(await placeOf(a, box, () => old(i))) };
     }),
   );
   return { slab, rows, width, members, fill: Uint8Array.from(a.layout.fill_bytes) };
@@ -579,34 +562,48 @@ async function encodeChunks(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     const bytes = await fromStore(path, () => arr.store.get(path, opts));
     return bytes && a.compressors.length ? decodeBytes(a.compressors, bytes) : bytes;
   };
-  await eachRun(plan.boxes, value, encoder, async (run) => {
-    options.signal?.throwIfAborted();
-    const keys = run.map((box) => chunkKey(a.layout, box.coords));
-    const paths = keys.map((key) => arr.resolve(key).path);
-    if (run.length === 1 || ArrayBuffer.isView(value)) {
-      const input = await chunkInput(a, run[0], plan, value, stored(paths[0]), encoder);
-      staged.set(paths[0], await namingChunk(keys[0], () => encoder.encode(input)));
+  const pathOf = (box: Box) => arr.resolve(chunkKey(a.layout, box.coords)).path;
+  await encodeEach(a, plan.boxes, plan, value, encoder, options.signal, {
+    keyOf: (box) => chunkKey(a.layout, box.coords),
+    oldOf: (box) => stored(pathOf(box))(),
+    done: (box, bytes) => {
+      staged.set(pathOf(box), bytes);
       encoded();
-      return;
-    }
-    const row = await rowInput(a, run, keys, plan, value, (i) => stored(paths[i])(), encoder);
-    (await encoder.encodeRow!(row)).forEach((bytes, i) => {
-      staged.set(paths[i], bytes);
-      encoded();
-    });
+    },
   });
   return staged;
 }
 
 /**
- * Runs `work` on the boxes: in rows of chunks where the encoder takes rows and the value is
+ * Encodes each box's chunk: in rows of chunks where the encoder takes rows and the value is
  * an array (as many rows at once as keep its workers busy), else one box at a time (as many
- * at once as the encoder says).
+ * at once as the encoder says). `keyOf` names a box's chunk in errors, `oldOf` gives its
+ * chunk's old stored bytes (asked only where the box is laid over them), `done` takes its
+ * stored bytes.
  */
-function eachRun(boxes: readonly Box[], value: ChunkValue | TypedArray, encoder: Encoder, work: (run: Box[]) => Promise<void>) {
-  const per = encoder.encodeRow && !ArrayBuffer.isView(value) ? (encoder.perRow ?? 1) : 1;
+function encodeEach(
+  a: Access,
+  boxes: readonly Box[],
+  plan: Plan,
+  value: ChunkValue | TypedArray,
+  encoder: Encoder,
+  signal: AbortSignal | undefined,
+  chunk: { keyOf(box: Box): string; oldOf(box: Box): Promise<Uint8Array | undefined>; done(box: Box, bytes: Uint8Array): void },
+) {
+  const rowValue = encoder.encodeRow && !ArrayBuffer.isView(value) ? value : undefined;
+  const per = rowValue ? (encoder.perRow ?? 1) : 1;
   const runs = per > 1 ? rowsOf(boxes, per) : boxes.map((b) => [b]);
-  return eachLimited(runs, Math.max(1, Math.ceil(encoder.concurrency / per)), work);
+  return eachLimited(runs, Math.max(1, Math.ceil(encoder.concurrency / per)), async (run) => {
+    signal?.throwIfAborted();
+    const keys = run.map(chunk.keyOf);
+    if (run.length === 1 || !rowValue) {
+      const input = await chunkInput(a, run[0], plan, value, () => chunk.oldOf(run[0]), encoder);
+      chunk.done(run[0], await namingChunk(keys[0], () => encoder.encode(input)));
+      return;
+    }
+    const row = await rowInput(a, run, keys, plan, rowValue, (i) => chunk.oldOf(run[i]), encoder);
+    (await encoder.encodeRow!(row)).forEach((bytes, i) => chunk.done(run[i], bytes));
+  });
 }
 
 /**
@@ -650,25 +647,16 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     const old = complete ? undefined : await namingChunk(key, async () => oldShard(a, await fromStore(path, () => arr.store.get(path, opts)), inner));
     const parts: (Uint8Array | undefined)[] = old ?? new Array(inner);
     const positions = new Map([...boxes].map(([position, box]) => [box, position]));
-    const oldOf = (position: number) => async () => {
-      const stored = old?.[position];
-      return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
-    };
-    await eachRun([...boxes.values()], value, encoder, async (run) => {
-      options.signal?.throwIfAborted();
-      const at = run.map((box) => positions.get(box)!);
-      const keys = at.map((position) => `${key} (inner chunk ${position})`);
-      if (run.length === 1 || ArrayBuffer.isView(value)) {
-        const input = await chunkInput(a, run[0], plan, value, oldOf(at[0]), encoder);
-        parts[at[0]] = await namingChunk(keys[0], () => encoder.encode(input));
+    await encodeEach(a, [...boxes.values()], plan, value, encoder, options.signal, {
+      keyOf: (box) => `${key} (inner chunk ${positions.get(box)!})`,
+      oldOf: async (box) => {
+        const stored = old?.[positions.get(box)!];
+        return stored && a.compressors.length ? decodeBytes(a.compressors, stored) : stored;
+      },
+      done: (box, bytes) => {
+        parts[positions.get(box)!] = bytes;
         encoded();
-        return;
-      }
-      const row = await rowInput(a, run, keys, plan, value, (i) => oldOf(at[i])(), encoder);
-      (await encoder.encodeRow!(row)).forEach((bytes, i) => {
-        parts[at[i]] = bytes;
-        encoded();
-      });
+      },
     });
     staged.set(path, await namingChunk(key, () => encoder.layShard(parts, shardLayout, indexCodecs)));
   });

@@ -5,6 +5,9 @@
 
 use std::path::PathBuf;
 
+mod common;
+use common::{fnv1a64, random_bytes};
+
 use serde_json::Value;
 use zarr_wasm_codecs::codec::bytes_to_bytes::{blosc, BytesCodec, DEFAULT_LIMIT};
 use zarr_wasm_codecs::error::Error;
@@ -44,26 +47,6 @@ fn cases() -> Vec<Case> {
         out.push(Case { id, chunk, data });
     }
     assert!(out.len() > 700, "{} cases", out.len());
-    out
-}
-
-fn fnv1a64(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed;
-    let mut out = Vec::with_capacity(n + 8);
-    while out.len() < n {
-        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(n);
     out
 }
 

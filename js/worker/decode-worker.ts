@@ -15,7 +15,7 @@ import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
 import type { ModuleName, StepModule } from "../modules.js";
 import { builtin, isNode } from "../node.js";
 import {
-  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, placeChunk, type Runs, stageOf,
+  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
 import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
@@ -162,8 +162,7 @@ function writerFor(job: EncodeMessage | EncodeRowMessage): { coder: ChunkCoder; 
 
 /** Stored bytes in a buffer of their own (to hand over). */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-  return (whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
+  return (fillsItsBuffer(bytes) ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
 }
 
 /** Encodes one chunk of a write (js/encode.ts); its stored bytes, in a buffer of their own. */

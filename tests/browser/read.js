@@ -133,25 +133,16 @@ export async function readCompressedStores() {
 export async function writeVerifiedCases() {
   // Imported at run time by URL, past bundlers (only the import-map page runs this).
   const cases = "/tests/fixtures/written/cases.mjs";
-  const { CASES, runCase } = await import(/* @vite-ignore */ /* webpackIgnore: true */ cases);
+  const { CASES, memoryStore, runCase } = await import(/* @vite-ignore */ /* webpackIgnore: true */ cases);
   const pool = new WorkerPool(2);
   const results = {};
   try {
     for (const c of CASES) {
       for (const via of ["one thread", "pool"]) {
-        const files = new Map();
-        const store = {
-          get: async (key) => files.get(key),
-          getRange: async (key, r) => {
-            const b = files.get(key);
-            if (!b) return undefined;
-            return "suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length);
-          },
-          set: async (key, bytes) => void files.set(key, bytes),
-        };
+        const store = memoryStore();
         await runCase(c, store, via === "pool" ? { pool } : {});
         const hashes = {};
-        for (const [key, bytes] of files) {
+        for (const [key, bytes] of store.files) {
           hashes[key.replace(/^\//, "")] = hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
         }
         results[`${c.name} (${via})`] = hashes;

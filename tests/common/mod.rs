@@ -79,3 +79,26 @@ impl Failures {
         eprintln!("{what}: {} checks passed", self.checked);
     }
 }
+
+/// The FNV-1a 64-bit hash (the fixtures' make.py scripts record it for data they do not store).
+pub fn fnv1a64(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `n` bytes: the little-endian bytes of successive splitmix64 outputs from `seed` (the
+/// fixtures' make.py scripts' `random` recipe).
+pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed;
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}

@@ -14,6 +14,7 @@ import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
 import { get, registerCodecs, set, WorkerPool, writePacked } from "zarr-wasm-codecs";
 
+import { memoryStore } from "../fixtures/written/cases.mjs";
 import { rejection } from "./files.mjs";
 
 registerCodecs();
@@ -23,20 +24,6 @@ after(() => pool.terminate());
 const BYTES = { name: "bytes", configuration: { endian: "little" } };
 const ZSTD = { name: "zstd", configuration: { level: 0, checksum: false } };
 
-/** An in-memory store with range reads (as sharded reads need). */
-function memoryStore() {
-  const files = new Map();
-  return {
-    files,
-    get: async (key) => files.get(key),
-    getRange: async (key, r) => {
-      const b = files.get(key);
-      if (!b) return undefined;
-      return "suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length);
-    },
-    set: async (key, bytes) => void files.set(key, bytes),
-  };
-}
 
 function hashOf(files) {
   const h = createHash("sha256");

@@ -12,7 +12,7 @@ import { after, test } from "node:test";
 import { registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 import { coreAccess } from "../../dist/read.js";
 
-import { CASES, runCase } from "../fixtures/written/cases.mjs";
+import { CASES, memoryStore, runCase } from "../fixtures/written/cases.mjs";
 
 registerCodecs();
 
@@ -22,20 +22,6 @@ const verified = JSON.parse(readFileSync(new URL("verified.json", dir), "utf8"))
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-/** An in-memory store with range reads (as sharded reads need). */
-function memoryStore() {
-  const files = new Map();
-  return {
-    files,
-    get: async (key) => files.get(key),
-    getRange: async (key, r) => {
-      const b = files.get(key);
-      if (!b) return undefined;
-      return "suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length);
-    },
-    set: async (key, bytes) => void files.set(key, bytes),
-  };
-}
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 

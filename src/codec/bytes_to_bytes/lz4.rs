@@ -19,11 +19,6 @@ pub fn encode_numcodecs(input: &[u8]) -> Result<Vec<u8>> {
     Ok(lz4_flex::block::compress_prepend_size(input))
 }
 
-/// Encodes one lz4 block (blosc's lz4 and lz4hc streams; an lz4hc stream is an lz4 block).
-pub fn block(input: &[u8]) -> Vec<u8> {
-    lz4_flex::block::compress(input)
-}
-
 /// Decodes numcodecs' size-prefixed lz4 block.
 pub fn decode_numcodecs(input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec<u8>> {
     let Some((head, block)) = input.split_first_chunk::<4>() else {
