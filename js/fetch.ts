@@ -22,6 +22,8 @@ export interface BytesCodec {
 interface KeyLayout {
   key_v2: boolean;
   key_separator: string;
+  /** Lanes an item: above 1, the last coordinate is the lanes' (one chunk of them), not in keys. */
+  lanes?: number;
   shard: null | { index_endian: "little" | "big"; index_at_end: boolean };
 }
 
@@ -36,6 +38,7 @@ export interface ChunkSource {
 /** The store key of a chunk (or shard) at `coords`, relative to the array. */
 export function chunkKey(layout: Omit<KeyLayout, "shard">, coords: number[]): string {
   const sep = layout.key_separator;
+  if ((layout.lanes ?? 1) > 1) coords = coords.slice(0, -1);
   if (layout.key_v2) return coords.length ? coords.join(sep) : "0";
   return ["c", ...coords].join(sep);
 }

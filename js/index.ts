@@ -161,5 +161,7 @@ export type { GetOptions, GetResult, Selection } from "./read.js";
 export { set } from "./write.js";
 export type { ChunkValue, SetOptions } from "./write.js";
 export { open } from "./open.js";
+export { dataType, dataTypeOf } from "./data-types.js";
+export type { DataType, DataTypeInfo } from "./data-types.js";
 export { ERROR_CODES, errorCode, isCodecError } from "./errors.js";
 export type { CodecError, ErrorCode } from "./errors.js";

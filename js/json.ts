@@ -45,3 +45,40 @@ export function exactJson(value: unknown): string {
       throw new TypeError(`cannot write a ${typeof value} as JSON`);
   }
 }
+
+/**
+ * `JSON.parse`, with integers beyond 2^53 read exactly as bigints (a datetime64 fill value,
+ * NaT among them), which JSON.parse alone would round.
+ */
+export function exactParse(text: string): unknown {
+  const big = new Map<string, bigint>();
+  let out = "";
+  for (let i = 0; i < text.length; ) {
+    const c = text[i];
+    if (c === '"') {
+      // A string, copied as it is (escapes included).
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    const number = /^-?\d+(\.\d+)?([eE][-+]?\d+)?/.exec(text.slice(i, i + 64));
+    if (number && (c === "-" || (c >= "0" && c <= "9"))) {
+      const literal = number[0];
+      const integer = number[1] === undefined && number[2] === undefined;
+      if (integer && !Number.isSafeInteger(Number(literal))) {
+        const key = `\u0000${big.size}`;
+        big.set(key, BigInt(literal));
+        out += JSON.stringify(key);
+      } else {
+        out += literal;
+      }
+      i += literal.length;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  return JSON.parse(out, (_k, v: unknown) => (typeof v === "string" && big.has(v) ? big.get(v) : v));
+}

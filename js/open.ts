@@ -4,6 +4,7 @@
 // configurations are decimal strings, which zarrita passes through untouched and this
 // package's codecs read exactly.
 import * as zarr from "zarrita";
+import type { DataTypeInfo } from "./data-types.js";
 import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
 import { loadWasm } from "./load.js";
@@ -48,25 +49,102 @@ async function openAt<Store extends zarr.Readable>(loc: zarr.Location<Store>): P
 /** The zarrita array at `loc` whose metadata text (see `metadataText`) is `found`. */
 async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Store>, found: MetadataText): Promise<zarr.Array<zarr.DataType, Store>> {
   const text = found.text;
-  if (found.zarrFormat === 2) {
-    // A zarr v2 array: zarrita's own v2 array, with its exact metadata text remembered, so
-    // that this package's get, set and getDecoded read its .zarray's integers exactly.
+  const wasm = await loadWasm();
+  // The layout reader refuses what no reader may read as it stands (codecs out of zarr v3's
+  // order, an unknown data type or a malformed one, a fill value the type cannot hold); what
+  // it leaves to zarrita (its fallback) opens.
+  const meta = JSON.parse(wasm.exactMetadataJson(text)) as ZarrJson;
+  if (meta.node_type !== "array") {
+    throw codedError("INVALID_METADATA", `${loc.path} is not an array (node_type ${JSON.stringify(meta.node_type)})`);
+  }
+  new wasm.ArrayReader(text).free();
+  const info = JSON.parse(wasm.dataTypeJson(JSON.stringify(meta.data_type), 3)) as DataTypeInfo;
+  // (float16 only where the engine has a Float16Array: zarrita makes one.)
+  const float16 = info.name !== "float16" || "Float16Array" in globalThis;
+  const zarritas = (info.lane === info.name && float16) || info.name === "bool" || info.name === "string";
+  if (found.zarrFormat === 2 && (zarritas || info.result.endsWith("StringArray"))) {
+    // A zarr v2 array of a type zarrita has: zarrita's own v2 array, with its exact metadata
+    // text remembered, so that this package's get, set and getDecoded read its .zarray's
+    // integers exactly.
     const arr = await zarr.open.v2(loc, { kind: "array" });
     rememberText(arr, found);
     return arr as zarr.Array<zarr.DataType, Store>;
   }
-  const wasm = await loadWasm();
-  const meta = JSON.parse(wasm.exactMetadataJson(text)) as { node_type?: string; codecs?: unknown };
-  if (meta.node_type !== "array") {
-    throw codedError("INVALID_METADATA", `${loc.path} is not an array (node_type ${JSON.stringify(meta.node_type)})`);
-  }
-  // The layout reader refuses what no reader may read as it stands (codecs out of zarr v3's
-  // order, e.g. two array -> bytes codecs); what it leaves to zarrita (its fallback) opens.
-  new wasm.ArrayReader(text).free();
   markExact(meta.codecs);
-  const arr = new zarr.Array(loc.store, loc.path, meta as never) as zarr.Array<zarr.DataType, Store>;
+  if (zarritas) {
+    const arr = new zarr.Array(loc.store, loc.path, meta as never) as zarr.Array<zarr.DataType, Store>;
+    rememberText(arr, found);
+    return arr;
+  }
+  const arr = standIn(loc, meta, info) as zarr.Array<zarr.DataType, Store>;
   rememberText(arr, found);
   return arr;
+}
+
+/** Why a float16 array is not read by `get` in an engine with no Float16Array. */
+export const FLOAT16_MISSING =
+  "float16 values need a Float16Array, which this engine lacks (Node 24 and Chromium 135 have one): " +
+  "getDecoded reads them as a Float64Array here";
+
+interface ZarrJson {
+  node_type?: string;
+  data_type?: unknown;
+  fill_value?: unknown;
+  codecs?: unknown;
+}
+
+/**
+ * A zarrita array for a data type zarrita has no class for: built over a type of the same
+ * bytes that zarrita reads exactly where there is one (datetime64 and timedelta64: their int64
+ * counts; fixed_length_utf32 and null_terminated_bytes: zarrita's v2 string arrays), and
+ * answering `dtype` with the type's own name. Where zarrita has no such type (complex, raw
+ * bytes), zarr.get and zarr.set on it are refused (UNSUPPORTED_DATA_TYPE) rather than read as
+ * bytes of another type; this package's get and set read and write it.
+ */
+function standIn(loc: zarr.Location<zarr.Readable>, meta: ZarrJson, info: DataTypeInfo): zarr.Array<zarr.DataType, zarr.Readable> {
+  const sameBytes: Record<string, string | undefined> = {
+    BigInt64Array: "int64",
+    UnicodeStringArray: `v2:U${info.lanes}`,
+    ByteStringArray: `v2:S${info.lanes}`,
+  };
+  const like = sameBytes[info.result];
+  const zarritaMeta = like
+    ? { ...meta, data_type: like, fill_value: like === "int64" ? meta.fill_value : standInFill(meta.fill_value, info) }
+    : { ...meta, data_type: "uint8", fill_value: 0 };
+  const target = new zarr.Array(loc.store, loc.path, zarritaMeta as never);
+  const overrides: Record<PropertyKey, unknown> = { dtype: info.name, fillValue: meta.fill_value };
+  if (!like) {
+    const refuse = () => {
+      throw codedError(
+        "UNSUPPORTED_DATA_TYPE",
+        info.name === "float16"
+          ? FLOAT16_MISSING
+          : `zarrita has no ${info.name} data type: read and write this array with get and set from zarr-wasm-codecs`,
+      );
+    };
+    overrides.getChunk = async () => refuse();
+    // zarr.set encodes through the array's context, not getChunk.
+    for (const key of Object.getOwnPropertySymbols(target)) {
+      const context = (target as unknown as Record<symbol, unknown>)[key];
+      if (context && typeof context === "object" && "codec" in context) {
+        overrides[key] = { ...context, codec: { encode: refuse, decode: refuse } };
+      }
+    }
+  }
+  return new Proxy(target, {
+    get(t, prop) {
+      if (prop in overrides) return overrides[prop];
+      const value = Reflect.get(t, prop, t);
+      return typeof value === "function" ? value.bind(t) : value;
+    },
+    has: (t, prop) => prop in overrides || Reflect.has(t, prop),
+  });
+}
+
+/** A string type's fill value as zarrita's v2 string arrays take it (fixed bytes: base64 to text). */
+function standInFill(fill: unknown, info: DataTypeInfo): unknown {
+  if (info.result !== "ByteStringArray" || typeof fill !== "string") return fill ?? "";
+  return new TextDecoder().decode(Uint8Array.from(atob(fill), (c) => c.charCodeAt(0)));
 }
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;

@@ -6,6 +6,7 @@
 // has the wasm decode each chunk's selected box a tile at a time and copies each tile once into
 // its place in the output (js/place.ts, shared with the workers).
 import * as zarr from "zarrita";
+import { type DataTypeInfo, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
 import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched, registryCodec } from "./fetch.js";
 import {
@@ -14,7 +15,7 @@ import {
 import { metadataText } from "./metadata.js";
 import { stepClass, type WholeChunkModule } from "./modules.js";
 import { isNode } from "./node.js";
-import { readByZarrita } from "./open.js";
+import { FLOAT16_MISSING, readByZarrita } from "./open.js";
 import {
   type Decompressor, fillRuns, placeChunk, type Runs, type StageSpec, stageOf, type TileReader,
   type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
@@ -94,7 +95,12 @@ export function concurrencyOf(options: GetOptions, fallback: number): number {
  * held to the Rust side's by tests/node/layout-contract.test.mjs.
  */
 export interface Layout {
+  /** The numeric type the codecs see: the array's, or its items' lanes' (`array_data_type`). */
   data_type: string;
+  /** The array's data type, as the registry describes it. */
+  array_data_type: DataTypeInfo;
+  /** Lanes an item; above 1, `shape` and the chunk shapes end with a dimension of them. */
+  lanes: number;
   shape: number[];
   chunk_shape: number[];
   key_v2: boolean;
@@ -206,7 +212,7 @@ async function access<R extends TileReader>(
   const reader = make(text);
   if (reader.fallback !== undefined) return reader.fallback;
   const layout = JSON.parse(reader.layoutJson) as Layout;
-  if (!typedArrayFor(layout.data_type)) return `no typed array for ${layout.data_type} here`;
+  if (kind === "core" && !typedArrayFor(layout.data_type)) return `no typed array for ${layout.data_type} here`;
   const chunkShape = layout.shard?.chunk_shape ?? layout.chunk_shape;
   const modules: ArrayAccess<R>["modules"] = { [kind]: compiledOf(bindings) };
   let compressors: BytesCodec[] = [];
@@ -523,11 +529,23 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
     checkSelection(selection, arr.shape.length);
     concurrencyOf(options, DEFAULT_CONCURRENCY);
     const a = await coreAccess(arr);
+    if (typeof a === "string" && (arr.dtype as string) === "float16") {
+      // zarrita would fail inside (it makes a Float16Array the engine does not have).
+      throw codedError("UNSUPPORTED_DATA_TYPE", FLOAT16_MISSING);
+    }
     if (typeof a === "string" || !rangesFor(arr, a)) {
       return intoOut(arr, selection, options, typedArrayFor(arr.dtype), () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
     }
     const Out = typedArrayFor(a.layout.data_type)!;
-    return result(await readInto(arr, a, selection, options, Out, Uint8Array.from(a.layout.fill_bytes)));
+    const fill = Uint8Array.from(a.layout.fill_bytes);
+    const info = a.layout.array_data_type;
+    if (info.lane !== info.name) {
+      // Items that are not one number each (bool, complex, datetime64, strings, fixed bytes):
+      // read as their lanes, handed back as the type's items.
+      const lanes = laneSelection(selection, arr.shape.length, a.layout.lanes);
+      return itemsOf(info, await readInto(arr, a, lanes, options, Out, fill), selection, arr.shape.length);
+    }
+    return result(await readInto(arr, a, selection, options, Out, fill));
   }, options.signal);
 }
 

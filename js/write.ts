@@ -5,6 +5,7 @@
 // this thread or in a pool's workers, and kept in memory; the store sees writes only once
 // every chunk has encoded. Sharded arrays are written a shard at a time.
 import * as zarr from "zarrita";
+import { laneSelection, valueAsLanes } from "./data-types.js";
 import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
 import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk, layShard, type ShardLayout } from "./encode.js";
 import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetch.js";
@@ -219,8 +220,19 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
       return stagedZarrSet(arr, selection, value, options, plan.boxes.length);
     }
-    const plan = planSelection(selection, a.layout.shape, a.chunkShape);
-    const checked = checkValue(a.layout.data_type, plan, value);
+    const info = a.layout.array_data_type;
+    let plan: Plan;
+    let checked: ChunkValue | TypedArray;
+    if (info.lane !== info.name) {
+      // Items that are not one number each (bool, complex, datetime64, strings, fixed
+      // bytes): written as their lanes.
+      plan = planSelection(laneSelection(selection, arr.shape.length, a.layout.lanes), a.layout.shape, a.chunkShape);
+      const items = a.layout.lanes > 1 ? plan.shape.slice(0, -1) : plan.shape;
+      checked = checkValue(a.layout.data_type, plan, valueAsLanes(info, value, items, typedArrayFor(a.layout.data_type)!));
+    } else {
+      plan = planSelection(selection, a.layout.shape, a.chunkShape);
+      checked = checkValue(a.layout.data_type, plan, value);
+    }
     const encoder = pool ? await inPool(pool, a, plan.boxes.length, options.signal) : await onThisThread(a);
     const staged = a.layout.shard
       ? await encodeShards(arr, a, plan, checked, options, encoder)

@@ -6,12 +6,14 @@
 //! chunks across the JavaScript boundary.
 //!
 //! - [`dtype`]: data types, scalars and their JSON (fill values, "NaN", "Infinity", hex bits).
+//! - [`types`]: the data type registry: every data type's names, item layout and JSON scalars.
 //! - [`array`]: a chunk's typed values.
 //! - [`codec`]: `scale_offset`, `cast_value`, `bytes`, and the [`codec::Chain`] that runs them.
 //! - [`missing`]: decoded reads of missing values and CF packing (scale_factor, add_offset).
 //! - [`plan`]: choosing target type, scale, offset and sentinels for packing data.
 
 pub mod array;
+pub mod base64;
 pub mod codec;
 pub mod decimal;
 pub mod dtype;
@@ -23,6 +25,7 @@ pub mod json;
 pub mod layout;
 pub mod missing;
 pub mod plan;
+pub mod types;
 pub mod widths;
 
 pub use array::ArrayData;

@@ -407,42 +407,9 @@ fn rounded_to(working: DataType, v: f64) -> f64 {
     }
 }
 
-/// Standard base64 with padding, or `None` when `text` is not that.
+/// Standard base64 with padding, of at least one byte.
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    fn digit(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    }
-    let bytes = text.as_bytes();
-    if bytes.is_empty() || !bytes.len().is_multiple_of(4) {
-        return None;
-    }
-    let quads = bytes.len() / 4;
-    let mut out = Vec::with_capacity(quads * 3);
-    for (i, quad) in bytes.chunks(4).enumerate() {
-        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
-        // Padding only at the very end, and at most two characters of it.
-        if pad > 2 || (pad > 0 && i + 1 != quads) {
-            return None;
-        }
-        let mut n = 0u32;
-        for &c in quad.iter().take(4 - pad) {
-            n = (n << 6) | digit(c)?;
-        }
-        n <<= 6 * pad as u32;
-        out.extend(
-            [(n >> 16) as u8, (n >> 8) as u8, n as u8]
-                .iter()
-                .take(3 - pad),
-        );
-    }
-    Some(out)
+    crate::base64::decode(text).filter(|b| !b.is_empty())
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::codec::region::{transposed_strides, Span};
 use crate::codec::table::{self, Kind, Module, Runs};
 use crate::codec::{codec_name_and_config, parse_shape, Chain, Endian};
 use crate::dtype::{DataType, Scalar};
+use crate::types::ArrayType;
 use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
 
@@ -64,6 +65,12 @@ pub struct ArrayLayout {
     /// chain decodes as if it were not there and only where elements lie changes.
     pub order: Option<Vec<usize>>,
     pub shard: Option<ShardLayout>,
+    /// The array's data type, from the registry ([`crate::types`]).
+    pub array_type: ArrayType,
+    /// Lanes an item: above 1, `shape` and the chunk shapes end with a dimension of them.
+    pub lanes: usize,
+    /// One item's fill value, little-endian.
+    pub fill_bytes: Vec<u8>,
 }
 
 /// A whole-chunk array -> bytes codec and the module that runs it.
@@ -122,14 +129,20 @@ pub fn open(meta: &Value) -> Result<Opened> {
             "zarr.json is not an array's (node_type is not \"array\")",
         ));
     }
-    let data_type = field("data_type")?;
-    match DataType::from_json(data_type) {
-        Err(e @ (Error::UnknownDataType { .. } | Error::UnsupportedDataType { .. })) => {
-            return Ok(Opened::Unsupported(e.to_string()))
-        }
-        other => other?,
+    let array_type = ArrayType::from_v3(field("data_type")?)?;
+    let Some((lane, lanes)) = array_type.lane() else {
+        // strings and bytes of any length: zarrita's vlen codecs read them.
+        return Ok(Opened::Unsupported(format!(
+            "data type {}: items of no fixed size",
+            array_type.name()
+        )));
     };
-    let shape: Vec<u64> = match field("shape")? {
+    // (A zarr v2 array's fill value is read as v3 reads it: the translation keeps its form.)
+    let fill_bytes = match meta.get("fill_value") {
+        None | Some(Value::Null) => array_type.fill_bytes(&array_type.default_fill(), 3)?,
+        Some(fill) => array_type.fill_bytes(fill, 3)?,
+    };
+    let mut shape: Vec<u64> = match field("shape")? {
         Value::Array(dims) => dims
             .iter()
             .map(|d| {
@@ -144,7 +157,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
     if grid.get("name").and_then(Value::as_str) != Some("regular") {
         return Ok(Opened::Unsupported(format!("chunk grid {grid}")));
     }
-    let grid_chunk_shape = parse_shape(
+    let mut grid_chunk_shape = parse_shape(
         grid.at(&["configuration", "chunk_shape"])
             .ok_or_else(|| invalid("the regular chunk grid has no chunk_shape"))?,
     )?;
@@ -155,7 +168,6 @@ pub fn open(meta: &Value) -> Result<Opened> {
     let Some(key) = key_encoding(meta.get("chunk_key_encoding"))? else {
         return Ok(Opened::Unsupported("chunk key encoding".into()));
     };
-    let fill = meta.get("fill_value").unwrap_or(&Value::Null);
     let codecs = field("codecs")?
         .as_array()
         .ok_or_else(|| invalid("codecs must be a list"))?;
@@ -164,7 +176,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
     let sharding = codecs
         .iter()
         .position(|c| runs_of(c) == Some(Runs::Sharding));
-    let (chunk_codecs, chunk_shape, shard) = match sharding {
+    let (chunk_codecs, mut chunk_shape, mut shard) = match sharding {
         None => (codecs.as_slice(), grid_chunk_shape.clone(), None),
         Some(0) if codecs.len() == 1 => {
             let config = codecs[0]
@@ -215,9 +227,48 @@ pub fn open(meta: &Value) -> Result<Opened> {
         Ok(split) => split,
         Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
-    let chain = Chain::new(data_type, fill, &Value::Array(split.chain), &chunk_shape)?;
+    let mut split = split;
+    // An item of several lanes (a complex number's two parts, a string's code points) is read
+    // as an array with one more dimension, of the lanes: each lane is one numeric value to the
+    // codecs (`bytes` swaps each on its own), and a box of items is a box of lanes.
+    if lanes > 1 {
+        for dims in [&mut grid_chunk_shape, &mut chunk_shape] {
+            dims.push(lanes);
+        }
+        shape.push(lanes as u64);
+        if let Some(s) = shard.as_mut() {
+            s.inner_chunk_shape.push(lanes);
+        }
+        if let Some(order) = split.order.as_mut() {
+            order.push(order.len());
+        }
+    }
+    let chain = match array_type.numeric() {
+        Some(dt) => {
+            let fill = meta.get("fill_value").unwrap_or(&Value::Null);
+            Chain::new(&Value::from(dt.name()), fill, &Value::Array(split.chain), &chunk_shape)?
+        }
+        None => {
+            // Only `bytes` (and `transpose`, in `order`) take these types: the numeric codecs
+            // and the whole-chunk serializers do not.
+            if let Some(codec) = split.chain.iter().rev().nth(1).or(split.serializer.as_ref().map(|s| &s.codec)) {
+                let (name, _) = codec_name_and_config(codec)?;
+                return Err(Error::UnsupportedDataType {
+                    codec: table::by_v3_name(name).map_or("a codec", |r| r.v3_names[0]),
+                    data_type: array_type.name(),
+                    reason: "it codes numbers".to_string(),
+                });
+            }
+            // The chain reads the lanes; the fill value is the item's (`fill_bytes`).
+            let zero = lane.default_scalar().to_json();
+            Chain::new(&Value::from(lane.name()), &zero, &Value::Array(split.chain), &chunk_shape)?
+        }
+    };
     let compressors_fallback = BytesChain::not_in_wasm(&split.compressors)?;
     Ok(Opened::Layout(Box::new(ArrayLayout {
+        array_type,
+        lanes,
+        fill_bytes,
         compressors_fallback,
         shape,
         grid_chunk_shape,
@@ -582,10 +633,12 @@ impl ArrayLayout {
                 ])
             }
         };
-        let fill_bytes = self.fill_value().to_le_bytes();
+        let fill_bytes = &self.fill_bytes;
         let chunk_bytes = self.chain.len() * self.stored_item_size();
         Value::object([
             ("data_type", Value::from(self.data_type().name())),
+            ("array_data_type", self.array_type.describe()),
+            ("lanes", Value::from(self.lanes as u64)),
             (
                 "shape",
                 Value::Array(self.shape.iter().map(|&x| Value::from(x)).collect()),

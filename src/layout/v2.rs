@@ -20,6 +20,7 @@
 use crate::codec::bytes_to_bytes::BytesCodec;
 use crate::codec::table::{self, Kind};
 use crate::dtype::DataType;
+use crate::types::ArrayType;
 use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
 
@@ -79,30 +80,35 @@ enum Dtype {
     Other {
         data_type: Value,
         bytes_endian: Option<&'static str>,
+        default_fill: Value,
     },
 }
 
-fn read_dtype(value: &Value) -> Result<Dtype> {
+fn read_dtype(value: &Value, object_codec: Option<&str>) -> Result<Dtype> {
     match value {
         Value::String(s) => Ok(match numeric(s) {
             Some(n) => Dtype::Numeric(n),
-            None if s == "|b1" => Dtype::Other {
-                data_type: Value::from("bool"),
-                bytes_endian: None,
-            },
-            None => Dtype::Other {
-                data_type: Value::from(s.as_str()),
-                bytes_endian: match s.as_bytes().first() {
-                    Some(b'>') => Some("big"),
-                    Some(b'|') => None,
-                    _ => Some("little"),
-                },
-            },
+            None => {
+                // Every other dtype through the registry, which knows its v3 form.
+                let t = ArrayType::from_v2(s, object_codec)?;
+                let bytes_endian = match t.lane() {
+                    Some((lane, _)) if lane.size() > 1 => {
+                        Some(if t.big_endian { "big" } else { "little" })
+                    }
+                    _ => None,
+                };
+                Dtype::Other {
+                    default_fill: t.default_fill(),
+                    data_type: t.to_v3(),
+                    bytes_endian,
+                }
+            }
         }),
-        // A structured dtype (a list of fields): its JSON text, which names no data type.
-        Value::Array(_) => Ok(Dtype::Other {
-            data_type: Value::from(value.to_string()),
-            bytes_endian: Some("little"),
+        // A structured dtype (a list of fields).
+        Value::Array(_) => Err(Error::UnsupportedDataType {
+            codec: "zarr-wasm-codecs",
+            data_type: value.to_string(),
+            reason: "structured data types are not read".to_string(),
         }),
         other => Err(invalid(format!(
             "dtype must be a string or a list of fields, got {other}"
@@ -118,14 +124,13 @@ fn read_dtype(value: &Value) -> Result<Dtype> {
 /// `chunk_spec.dtype.default_scalar()`): checked by writing `<f8`, `<f4`, `<i2`, `|u1`, `<u8`
 /// and `|b1` arrays with `zarr.create_array(..., fill_value=None, zarr_format=2)`, which keeps
 /// `"fill_value": null` in `.zarray`, writing one of two chunks and reading the whole array:
-/// the missing chunk reads as 0, 0.0 and False. So `null` becomes the type's zero (and `false`
-/// for bool); other dtypes keep `null` (the reader falls back for them anyway).
+/// the missing chunk reads as 0, 0.0 and False. So `null` becomes the type's default from the
+/// registry ([`ArrayType::default_fill`]: zero, false, NaT, the empty string).
 fn default_fill(dtype: &Dtype) -> Value {
     match dtype {
         Dtype::Numeric(n) if n.dtype.is_float() => Value::from(0.0),
         Dtype::Numeric(_) => Value::from(0u64),
-        Dtype::Other { data_type, .. } if data_type.as_str() == Some("bool") => Value::Bool(false),
-        Dtype::Other { .. } => Value::Null,
+        Dtype::Other { default_fill, .. } => default_fill.clone(),
     }
 }
 
@@ -365,7 +370,17 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
             Value::Array(shape.clone())
         )));
     }
-    let dtype = read_dtype(zarray.get("dtype").ok_or_else(|| invalid("no \"dtype\""))?)?;
+    // An object dtype's filter says what its objects are (zarr-python: vlen-utf8, vlen-bytes).
+    let object_codec = zarray
+        .at(&["filters"])
+        .and_then(Value::as_array)
+        .and_then(|f| f.first())
+        .and_then(|f| f.get("id"))
+        .and_then(Value::as_str);
+    let dtype = read_dtype(
+        zarray.get("dtype").ok_or_else(|| invalid("no \"dtype\""))?,
+        object_codec,
+    )?;
     let fortran = match zarray.get("order") {
         None | Some(Value::Null) => false,
         Some(Value::String(s)) if s == "C" => false,
@@ -636,7 +651,11 @@ mod tests {
         assert_eq!(fill("<i8"), Some(j("0")));
         assert_eq!(fill("|u1"), Some(j("0")));
         assert_eq!(fill("|b1"), Some(j("false")));
-        assert_eq!(fill("<M8[ns]"), Some(Value::Null));
+        // zarr-python 3.4.2's default_scalar(): NaT, the empty string, zero bytes, 0j.
+        assert_eq!(fill("<M8[ns]"), Some(j("-9223372036854775808")));
+        assert_eq!(fill("<U3"), Some(j(r#""""#)));
+        assert_eq!(fill("|V4"), Some(j(r#""AAAAAA==""#)));
+        assert_eq!(fill("<c8"), Some(j("[0.0, 0.0]")));
         // No fill_value member at all reads as null.
         let mut no_fill = Map::new();
         for (k, v) in zarray("{}").as_object().expect("object").iter() {
@@ -860,44 +879,47 @@ mod tests {
     }
 
     #[test]
-    fn other_dtypes_name_no_data_type() {
-        let data_type = |dtype: &str| {
+    fn other_dtypes_take_the_registrys_v3_form() {
+        let v3 = |dtype: &str, filters: &str| {
             to_v3(
-                &zarray(&format!(r#"{{"dtype": {dtype}, "fill_value": null}}"#)),
+                &zarray(&format!(
+                    r#"{{"dtype": {dtype}, "fill_value": null, "filters": {filters}}}"#
+                )),
                 None,
             )
-            .expect("translates")
-            .get("data_type")
-            .cloned()
         };
-        assert_eq!(data_type(r#""|b1""#), Some(j(r#""bool""#)));
-        assert_eq!(data_type(r#""<c8""#), Some(j(r#""<c8""#)));
-        assert_eq!(data_type(r#""|O""#), Some(j(r#""|O""#)));
+        let data_type = |dtype: &str| v3(dtype, "null").expect("translates").get("data_type").cloned().unwrap();
+        let endian = |dtype: &str| {
+            let meta = v3(dtype, "null").expect("translates");
+            let first = meta.get("codecs").and_then(Value::as_array).unwrap()[0].clone();
+            first.at(&["configuration", "endian"]).cloned()
+        };
+        // As zarr-python 3.4.2 writes the same numpy dtypes in zarr v3.
+        assert_eq!(data_type(r#""|b1""#), j(r#""bool""#));
+        assert_eq!(data_type(r#""<c8""#), j(r#""complex64""#));
+        assert_eq!(data_type(r#"">M8[D]""#), j(r#"{"name": "numpy.datetime64", "configuration": {"unit": "D", "scale_factor": 1}}"#));
+        assert_eq!(data_type(r#""<U8""#), j(r#"{"name": "fixed_length_utf32", "configuration": {"length_bytes": 32}}"#));
+        assert_eq!(endian(r#"">U3""#), Some(j(r#""big""#)));
+        assert_eq!(endian(r#"">c16""#), Some(j(r#""big""#)));
+        assert_eq!(endian(r#""|S5""#), None);
         assert_eq!(
-            data_type(r#"[["a", "<i4"]]"#),
-            Some(j(r#""[[\"a\",\"<i4\"]]""#))
+            v3(r#""|O""#, r#"[{"id": "vlen-utf8"}]"#).expect("translates").get("data_type"),
+            Some(&j(r#""string""#))
         );
-        for dtype in [
-            r#""|b1""#,
-            r#""<M8[ns]""#,
-            r#""|S5""#,
-            r#""<U3""#,
-            r#""|O""#,
-            r#"[["a", "<i4"]]"#,
-            r#""float64x""#,
+        // Read, or left to zarrita (strings of any length), or refused with a code.
+        for dtype in [r#""|b1""#, r#""<M8[ns]""#, r#""|S5""#, r#""<U3""#, r#""<c16""#] {
+            let opened = super::super::open(&v3(dtype, "null").expect("translates"));
+            assert!(matches!(opened, Ok(super::super::Opened::Layout(_))), "{dtype}");
+        }
+        let vlen = v3(r#""|O""#, r#"[{"id": "vlen-utf8"}]"#).expect("translates");
+        assert!(matches!(super::super::open(&vlen), Ok(super::super::Opened::Unsupported(_))));
+        for (dtype, code) in [
+            (r#""|O""#, "UNSUPPORTED_DATA_TYPE"),
+            (r#"[["a", "<i4"]]"#, "UNSUPPORTED_DATA_TYPE"),
+            (r#""float64x""#, "UNKNOWN_DATA_TYPE"),
+            (r#""<M8[fortnight]""#, "INVALID_METADATA"),
         ] {
-            let v3 = to_v3(
-                &zarray(&format!(r#"{{"dtype": {dtype}, "fill_value": null}}"#)),
-                None,
-            )
-            .expect("translates");
-            assert!(
-                matches!(
-                    super::super::open(&v3),
-                    Ok(super::super::Opened::Unsupported(_))
-                ),
-                "{dtype}"
-            );
+            assert_eq!(v3(dtype, "null").unwrap_err().code(), code, "{dtype}");
         }
     }
 }

@@ -209,10 +209,12 @@ pub fn shard_index_entries(bytes: &[u8], little: bool, count: usize) -> Result<V
 }
 
 /// zarr.json with integers beyond 2^53 in the fill value and codec configurations as decimal
-/// strings, so that `JSON.parse` keeps them exact.
+/// strings, so that `JSON.parse` keeps them exact; a zarr v2 array's joined files (see
+/// `layout::normalise`) as the zarr.json they translate to.
 #[wasm_bindgen(js_name = exactMetadataJson)]
 pub fn exact_metadata_json(zarr_json: &str) -> Result<String, JsValue> {
     let meta = parse_json(zarr_json, "zarr.json")?;
+    let meta = zarr_wasm_codecs::layout::normalise(meta).map_err(js_error)?;
     Ok(zarr_wasm_codecs::layout::exact_for_javascript(&meta).to_string())
 }
 
@@ -308,4 +310,58 @@ impl ArrayReader {
         let data = ArrayData::from_le_bytes(chain.data_type(), &bytes).map_err(js_error)?;
         chain.encode(&data).map_err(js_error)
     }
+}
+
+/// A data type from the registry (`zarr_wasm_codecs::types`): a zarr v3 `data_type` (JSON
+/// text) for `zarr_format` 3, or a zarr v2 `dtype` (JSON text of the string; `object_codec`,
+/// the first filter's id, says what `|O` holds).
+fn array_type(
+    data_type_json: &str,
+    zarr_format: u8,
+    object_codec: Option<String>,
+) -> Result<zarr_wasm_codecs::types::ArrayType, JsValue> {
+    use zarr_wasm_codecs::types::ArrayType;
+    let value = parse_json(data_type_json, "data type")?;
+    match zarr_format {
+        3 => ArrayType::from_v3(&value),
+        2 => match value.as_str() {
+            Some(dtype) => ArrayType::from_v2(dtype, object_codec.as_deref()),
+            None => Err(Error::InvalidMetadata {
+                message: format!("a zarr v2 dtype is a string such as \"<f8\", got {value}"),
+            }),
+        },
+        other => Err(Error::InvalidMetadata {
+            message: format!("zarr_format must be 2 or 3, got {other}"),
+        }),
+    }
+    .map_err(js_error)
+}
+
+/// The registry's description of a data type (`ArrayType::describe`), as JSON.
+#[wasm_bindgen(js_name = dataTypeJson)]
+pub fn data_type_json(
+    data_type_json: &str,
+    zarr_format: u8,
+    object_codec: Option<String>,
+) -> Result<String, JsValue> {
+    Ok(array_type(data_type_json, zarr_format, object_codec)?.describe().to_string())
+}
+
+/// A JSON scalar (fill value) of a data type as one item's little-endian bytes.
+#[wasm_bindgen(js_name = fillValueBytes)]
+pub fn fill_value_bytes(
+    data_type_json: &str,
+    zarr_format: u8,
+    fill_json: &str,
+) -> Result<Vec<u8>, JsValue> {
+    let t = array_type(data_type_json, zarr_format, None)?;
+    let fill = parse_json(fill_json, "fill value")?;
+    t.fill_bytes(&fill, zarr_format).map_err(js_error)
+}
+
+/// One item's little-endian bytes as the JSON scalar zarr-python writes.
+#[wasm_bindgen(js_name = fillValueJson)]
+pub fn fill_value_json(data_type_json: &str, zarr_format: u8, bytes: &[u8]) -> Result<String, JsValue> {
+    let t = array_type(data_type_json, zarr_format, None)?;
+    Ok(t.fill_json(bytes).map_err(js_error)?.to_string())
 }

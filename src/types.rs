@@ -1,0 +1,895 @@
+//! The data type registry: every zarr data type the package knows, as rows of two tables (the
+//! fixed types, and the types a configuration completes), with what each needs in one place:
+//! its names in zarr v3 and v2 (with v2's byte order), its item size, its default fill value,
+//! its JSON scalars in both formats (read to an item's little-endian bytes and written back),
+//! and how its items are laid out for the codecs: as `lanes` values of a numeric
+//! [`DataType`] (a complex64 item is two float32s, a `fixed_length_utf32` item of 8
+//! characters eight uint32 code points), so that `bytes` swaps each lane on its own and the
+//! read path places items as runs of lanes. Types with no fixed size (`string`, `bytes`) have
+//! no lanes and are read by zarrita.
+//!
+//! Every JSON form follows zarr-python 3.4.2 (`zarr.core.dtype`), checked against its own
+//! round trips (`tests/fixtures/dtypes/scalars.json`).
+
+use half::f16;
+
+use crate::dtype::{DataType, Scalar};
+use crate::error::{quoted, Error, Result};
+use crate::json::{Map, Value};
+
+/// A unit of numpy's datetime64 and timedelta64, with its name in metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    Year,
+    Month,
+    Week,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Milli,
+    Micro,
+    Nano,
+    Pico,
+    Femto,
+    Atto,
+    /// numpy's unit-less datetime64 (only NaT has a meaning).
+    Generic,
+}
+
+const TIME_UNITS: [(&str, TimeUnit); 14] = [
+    ("Y", TimeUnit::Year),
+    ("M", TimeUnit::Month),
+    ("W", TimeUnit::Week),
+    ("D", TimeUnit::Day),
+    ("h", TimeUnit::Hour),
+    ("m", TimeUnit::Minute),
+    ("s", TimeUnit::Second),
+    ("ms", TimeUnit::Milli),
+    ("us", TimeUnit::Micro),
+    ("ns", TimeUnit::Nano),
+    ("ps", TimeUnit::Pico),
+    ("fs", TimeUnit::Femto),
+    ("as", TimeUnit::Atto),
+    ("generic", TimeUnit::Generic),
+];
+
+impl TimeUnit {
+    pub fn name(self) -> &'static str {
+        TIME_UNITS
+            .iter()
+            .find(|(_, u)| *u == self)
+            .map_or("generic", |(n, _)| n)
+    }
+
+    /// A unit by its name; numpy's "μs" is "us".
+    pub fn from_name(name: &str) -> Option<TimeUnit> {
+        let name = if name == "μs" { "us" } else { name };
+        TIME_UNITS.iter().find(|(n, _)| *n == name).map(|(_, u)| *u)
+    }
+
+    /// The unit in milliseconds, as `num / den` (`None` for the calendar units, years and
+    /// months, whose length varies, and for generic).
+    fn millis(self) -> Option<(i128, i128)> {
+        Some(match self {
+            TimeUnit::Week => (7 * 86_400_000, 1),
+            TimeUnit::Day => (86_400_000, 1),
+            TimeUnit::Hour => (3_600_000, 1),
+            TimeUnit::Minute => (60_000, 1),
+            TimeUnit::Second => (1000, 1),
+            TimeUnit::Milli => (1, 1),
+            TimeUnit::Micro => (1, 1000),
+            TimeUnit::Nano => (1, 1_000_000),
+            TimeUnit::Pico => (1, 1_000_000_000),
+            TimeUnit::Femto => (1, 1_000_000_000_000),
+            TimeUnit::Atto => (1, 1_000_000_000_000_000),
+            TimeUnit::Year | TimeUnit::Month | TimeUnit::Generic => return None,
+        })
+    }
+}
+
+/// numpy's NaT: the smallest int64.
+pub const NAT: i64 = i64::MIN;
+
+/// Days from 1970-01-01 to the first of `month` (1-12) of `year`, proleptic Gregorian.
+pub fn days_from_civil(year: i64, month: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `count` units of `scale * unit` as milliseconds (since the epoch for a datetime64, a
+/// duration for a timedelta64), correctly rounded to f64; NaT is NaN. `None` where no such
+/// number exists: generic units, and years or months of a timedelta (their length varies).
+pub fn time_millis(count: i64, unit: TimeUnit, scale: u32, delta: bool) -> Option<f64> {
+    if count == NAT {
+        return Some(f64::NAN);
+    }
+    let n = i128::from(count) * i128::from(scale);
+    match (unit, delta) {
+        (TimeUnit::Year, false) => {
+            let days = days_from_civil(1970 + n as i64, 1);
+            return Some((i128::from(days) * 86_400_000) as f64);
+        }
+        (TimeUnit::Month, false) => {
+            let (years, month) = (n.div_euclid(12), n.rem_euclid(12));
+            let days = days_from_civil(1970 + years as i64, month as i64 + 1);
+            return Some((i128::from(days) * 86_400_000) as f64);
+        }
+        _ => {}
+    }
+    let (num, den) = unit.millis()?;
+    let whole = n * num;
+    if den == 1 {
+        return Some(whole as f64);
+    }
+    // The magnitude's integer part exactly, then its fraction (no cancellation, both of one
+    // sign): a decimal fraction is never a rounding midpoint of the sum unless it is exact in
+    // binary, so the sum rounds correctly.
+    let magnitude = whole.unsigned_abs();
+    let (q, r) = (magnitude / den as u128, magnitude % den as u128);
+    let ms = q as f64 + r as f64 / den as f64;
+    Some(if whole < 0 { -ms } else { ms })
+}
+
+/// What a data type's items are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Family {
+    /// int8 .. uint64, float16/32/64.
+    Number(DataType),
+    Bool,
+    /// complex64 (two float32s) and complex128 (two float64s), real part first.
+    Complex(DataType),
+    /// numpy.datetime64 (`delta` false) and numpy.timedelta64: int64 counts of `scale * unit`.
+    Time {
+        delta: bool,
+        unit: TimeUnit,
+        scale: u32,
+    },
+    /// fixed_length_utf32: `chars` UTF-32 code points, NUL-padded.
+    Utf32 { chars: usize },
+    /// null_terminated_bytes (numpy `S`): `len` bytes, NUL-padded.
+    NullTerminatedBytes { len: usize },
+    /// raw_bytes (numpy `V`): `len` bytes.
+    RawBytes { len: usize },
+    /// zarr v3's `r*`: `bits` raw bits, a multiple of 8.
+    RawBits { bits: usize },
+    /// `string` (v2: `|O` with vlen-utf8).
+    String,
+    /// `bytes` (v2: `|O` with vlen-bytes).
+    Bytes,
+}
+
+/// A data type of the registry's fixed table: the v3 name, numpy's v2 code, the family.
+struct Fixed {
+    v3: &'static str,
+    v2: &'static str,
+    family: Family,
+}
+
+const fn fixed(v3: &'static str, v2: &'static str, family: Family) -> Fixed {
+    Fixed { v3, v2, family }
+}
+
+/// The data types named without a configuration.
+const FIXED: [Fixed; 16] = [
+    fixed("bool", "b1", Family::Bool),
+    fixed("int8", "i1", Family::Number(DataType::Int8)),
+    fixed("int16", "i2", Family::Number(DataType::Int16)),
+    fixed("int32", "i4", Family::Number(DataType::Int32)),
+    fixed("int64", "i8", Family::Number(DataType::Int64)),
+    fixed("uint8", "u1", Family::Number(DataType::UInt8)),
+    fixed("uint16", "u2", Family::Number(DataType::UInt16)),
+    fixed("uint32", "u4", Family::Number(DataType::UInt32)),
+    fixed("uint64", "u8", Family::Number(DataType::UInt64)),
+    fixed("float16", "f2", Family::Number(DataType::Float16)),
+    fixed("float32", "f4", Family::Number(DataType::Float32)),
+    fixed("float64", "f8", Family::Number(DataType::Float64)),
+    fixed("complex64", "c8", Family::Complex(DataType::Float32)),
+    fixed("complex128", "c16", Family::Complex(DataType::Float64)),
+    fixed("string", "O", Family::String),
+    fixed("bytes", "O", Family::Bytes),
+];
+
+/// How a configured data type reads its configuration.
+#[derive(Clone, Copy)]
+enum Configured {
+    Time { delta: bool },
+    Utf32,
+    NullTerminatedBytes,
+    RawBytes,
+}
+
+/// The data types a configuration completes: the v3 name, numpy's v2 letter, how.
+const CONFIGURED: [(&str, char, Configured); 5] = [
+    ("numpy.datetime64", 'M', Configured::Time { delta: false }),
+    ("numpy.timedelta64", 'm', Configured::Time { delta: true }),
+    ("fixed_length_utf32", 'U', Configured::Utf32),
+    ("null_terminated_bytes", 'S', Configured::NullTerminatedBytes),
+    ("raw_bytes", 'V', Configured::RawBytes),
+];
+
+/// Names registered in zarr-extensions that the package does not read yet.
+const NOT_READ: [&str; 15] = [
+    "bfloat16",
+    "int2",
+    "int4",
+    "uint2",
+    "uint4",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+];
+
+/// A data type as an array's metadata gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayType {
+    pub family: Family,
+    /// The byte order a zarr v2 dtype string gave (`>`); zarr v3 puts it in `bytes`.
+    pub big_endian: bool,
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidMetadata { message }
+}
+
+fn scalar_error(t: &ArrayType, value: &Value, reason: impl Into<String>) -> Error {
+    Error::InvalidScalar {
+        data_type: t.name(),
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl ArrayType {
+    pub fn new(family: Family) -> ArrayType {
+        ArrayType {
+            family,
+            big_endian: false,
+        }
+    }
+
+    /// Reads a zarr v3 `data_type`: a name, or `{"name", "configuration"}`.
+    pub fn from_v3(value: &Value) -> Result<ArrayType> {
+        let (name, config) = match value {
+            Value::String(name) => (name.as_str(), None),
+            Value::Object(map) => {
+                let name = map.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    invalid(format!("data type object {value} has no \"name\" string"))
+                })?;
+                if let Some(key) = map.keys().find(|k| *k != "name" && *k != "configuration") {
+                    return Err(invalid(format!(
+                        "data type object has unknown key {}",
+                        quoted(key)
+                    )));
+                }
+                (name, map.get("configuration"))
+            }
+            other => {
+                return Err(invalid(format!(
+                    "data type must be a name or an object with a name, got {other}"
+                )))
+            }
+        };
+        if let Some(row) = FIXED.iter().find(|r| r.v3 == name) {
+            match config {
+                None => {}
+                Some(Value::Object(c)) if c.is_empty() => {}
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "data type {name} takes no configuration, got {other}"
+                    )))
+                }
+            }
+            return Ok(ArrayType::new(row.family.clone()));
+        }
+        if let Some(bits) = raw_bits(name) {
+            return Ok(ArrayType::new(Family::RawBits { bits: bits? }));
+        }
+        if let Some(&(_, _, how)) = CONFIGURED.iter().find(|(n, _, _)| *n == name) {
+            let config = match config {
+                Some(Value::Object(c)) => c,
+                None => {
+                    return Err(invalid(format!(
+                        "data type {name} needs a configuration"
+                    )))
+                }
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "data type {name}'s configuration must be an object, got {other}"
+                    )))
+                }
+            };
+            return configured(name, how, config).map(ArrayType::new);
+        }
+        Err(if NOT_READ.contains(&name) {
+            Error::UnsupportedDataType {
+                codec: "zarr-wasm-codecs",
+                data_type: name.to_string(),
+                reason: "this zarr-extensions data type is not read by this version".to_string(),
+            }
+        } else {
+            Error::UnknownDataType {
+                name: name.to_string(),
+            }
+        })
+    }
+
+    /// Reads a zarr v2 `dtype` string: `<f8`, `>i2`, `|b1`, `<c8`, `<M8[ns]`, `<m8[10s]`,
+    /// `<U8`, `|S5`, `|V8`; `|O` with `object_codec` ("vlen-utf8", "vlen-bytes"), the filter
+    /// that says what the objects are.
+    pub fn from_v2(dtype: &str, object_codec: Option<&str>) -> Result<ArrayType> {
+        let unknown = || Error::UnknownDataType {
+            name: dtype.to_string(),
+        };
+        let order = dtype.chars().next().ok_or_else(unknown)?;
+        let big_endian = match order {
+            '<' | '|' => false,
+            '>' => true,
+            _ => return Err(unknown()),
+        };
+        let code = &dtype[1..];
+        let family = if code == "O" {
+            match object_codec {
+                Some("vlen-utf8") => Family::String,
+                Some("vlen-bytes") => Family::Bytes,
+                _ => {
+                    return Err(Error::UnsupportedDataType {
+                        codec: "zarr-wasm-codecs",
+                        data_type: dtype.to_string(),
+                        reason: "an object array reads only with a vlen-utf8 or vlen-bytes filter"
+                            .to_string(),
+                    })
+                }
+            }
+        } else if let Some(row) = FIXED.iter().find(|r| r.v2 == code) {
+            row.family.clone()
+        } else {
+            let letter = code.chars().next().ok_or_else(unknown)?;
+            let rest = &code[letter.len_utf8()..];
+            let &(name, _, how) = CONFIGURED
+                .iter()
+                .find(|(_, l, _)| *l == letter)
+                .ok_or_else(unknown)?;
+            let mut config = Map::new();
+            match how {
+                Configured::Time { .. } => {
+                    // "8[10s]": eight bytes, then the scale and unit in brackets; "8" alone
+                    // is numpy's unit-less (generic) type.
+                    let inner = match rest {
+                        "8" => "generic",
+                        _ => rest
+                            .strip_prefix("8[")
+                            .and_then(|r| r.strip_suffix(']'))
+                            .ok_or_else(unknown)?,
+                    };
+                    let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
+                    let scale = if digits == 0 {
+                        1
+                    } else {
+                        inner[..digits].parse::<u64>().map_err(|_| unknown())?
+                    };
+                    config.insert("unit".into(), Value::from(&inner[digits..]));
+                    config.insert("scale_factor".into(), Value::from(scale));
+                }
+                _ => {
+                    let n: u64 = rest.parse().map_err(|_| unknown())?;
+                    let bytes = if matches!(how, Configured::Utf32) { n * 4 } else { n };
+                    config.insert("length_bytes".into(), Value::from(bytes));
+                }
+            }
+            configured(name, how, &config)?
+        };
+        // numpy writes `|` for the types with no byte order, `<` or `>` for the others.
+        let t = ArrayType { family, big_endian };
+        let one_byte = t.lane().is_none_or(|(lane, _)| lane.size() == 1);
+        if order == '|' && !one_byte {
+            return Err(unknown());
+        }
+        Ok(ArrayType {
+            big_endian: big_endian && !one_byte,
+            ..t
+        })
+    }
+
+    /// The zarr v3 name.
+    pub fn name(&self) -> String {
+        match &self.family {
+            Family::RawBits { bits } => format!("r{bits}"),
+            f => FIXED
+                .iter()
+                .find(|r| r.family == *f)
+                .map(|r| r.v3.to_string())
+                .unwrap_or_else(|| {
+                    let how = match f {
+                        Family::Time { delta: false, .. } => "numpy.datetime64",
+                        Family::Time { delta: true, .. } => "numpy.timedelta64",
+                        Family::Utf32 { .. } => "fixed_length_utf32",
+                        Family::NullTerminatedBytes { .. } => "null_terminated_bytes",
+                        _ => "raw_bytes",
+                    };
+                    how.to_string()
+                }),
+        }
+    }
+
+    /// The zarr v3 `data_type`: the name, or the object with its configuration.
+    pub fn to_v3(&self) -> Value {
+        let config = match &self.family {
+            Family::Time { unit, scale, .. } => Value::object([
+                ("unit", Value::from(unit.name())),
+                ("scale_factor", Value::from(u64::from(*scale))),
+            ]),
+            Family::Utf32 { chars } => {
+                Value::object([("length_bytes", Value::from(4 * *chars as u64))])
+            }
+            Family::NullTerminatedBytes { len } | Family::RawBytes { len } => {
+                Value::object([("length_bytes", Value::from(*len as u64))])
+            }
+            _ => return Value::from(self.name()),
+        };
+        Value::object([("name", Value::from(self.name())), ("configuration", config)])
+    }
+
+    /// The zarr v2 `dtype` string (with this type's byte order), where v2 has one (`r*`:
+    /// numpy's void of as many bytes).
+    pub fn to_v2(&self) -> String {
+        let code = match &self.family {
+            Family::Time { delta, unit, scale } => {
+                let letter = if *delta { 'm' } else { 'M' };
+                let scale = if *scale == 1 { String::new() } else { scale.to_string() };
+                match unit {
+                    TimeUnit::Generic => format!("{letter}8"),
+                    _ => format!("{letter}8[{scale}{}]", unit.name()),
+                }
+            }
+            Family::Utf32 { chars } => format!("U{chars}"),
+            Family::NullTerminatedBytes { len } => format!("S{len}"),
+            Family::RawBytes { len } => format!("V{len}"),
+            Family::RawBits { bits } => format!("V{}", bits / 8),
+            f => FIXED
+                .iter()
+                .find(|r| r.family == *f)
+                .map_or("O", |r| r.v2)
+                .to_string(),
+        };
+        let one_byte = self.lane().is_none_or(|(lane, _)| lane.size() == 1);
+        let order = if one_byte {
+            '|'
+        } else if self.big_endian {
+            '>'
+        } else {
+            '<'
+        };
+        format!("{order}{code}")
+    }
+
+    /// How an item is laid out for the codecs: `lanes` values of a numeric type. `None` for
+    /// the types with no fixed size.
+    pub fn lane(&self) -> Option<(DataType, usize)> {
+        Some(match &self.family {
+            Family::Number(dt) => (*dt, 1),
+            Family::Bool => (DataType::UInt8, 1),
+            Family::Complex(part) => (*part, 2),
+            Family::Time { .. } => (DataType::Int64, 1),
+            Family::Utf32 { chars } => (DataType::UInt32, *chars),
+            Family::NullTerminatedBytes { len } | Family::RawBytes { len } => {
+                (DataType::UInt8, *len)
+            }
+            Family::RawBits { bits } => (DataType::UInt8, bits / 8),
+            Family::String | Family::Bytes => return None,
+        })
+    }
+
+    /// Bytes per item; `None` for the types with no fixed size.
+    pub fn item_size(&self) -> Option<usize> {
+        self.lane().map(|(dt, lanes)| dt.size() * lanes)
+    }
+
+    /// The numeric type, for the types the numeric codecs take.
+    pub fn numeric(&self) -> Option<DataType> {
+        match self.family {
+            Family::Number(dt) => Some(dt),
+            _ => None,
+        }
+    }
+
+    /// What a read gives in JavaScript: a typed array's name (a complex array's values
+    /// interleaved, real then imaginary; a datetime's int64 counts), or zarrita's classes
+    /// for strings and fixed bytes.
+    pub fn result(&self) -> &'static str {
+        match &self.family {
+            Family::Number(dt) => dt.typed_arrays()[0],
+            Family::Bool => "BoolArray",
+            Family::Complex(DataType::Float32) => "Float32Array",
+            Family::Complex(_) => "Float64Array",
+            Family::Time { .. } => "BigInt64Array",
+            Family::Utf32 { .. } => "UnicodeStringArray",
+            Family::NullTerminatedBytes { .. } => "ByteStringArray",
+            Family::RawBytes { .. } | Family::RawBits { .. } => "Uint8Array",
+            Family::String | Family::Bytes => "Array",
+        }
+    }
+
+    /// The default fill value, as zarr-python's `default_scalar()` (zero, false, NaT, the
+    /// empty string, zero bytes), in JSON.
+    pub fn default_fill(&self) -> Value {
+        match &self.family {
+            Family::Number(dt) => dt.default_scalar().to_json(),
+            Family::Bool => Value::Bool(false),
+            Family::Complex(_) => Value::Array(vec![Value::from(0.0), Value::from(0.0)]),
+            Family::Time { .. } => Value::from(NAT),
+            Family::Utf32 { .. } | Family::String => Value::from(""),
+            Family::NullTerminatedBytes { .. } | Family::Bytes => Value::from(""),
+            Family::RawBytes { len } => Value::from(crate::base64::encode(&vec![0; *len])),
+            Family::RawBits { bits } => {
+                Value::Array(vec![Value::from(0u64); bits / 8])
+            }
+        }
+    }
+
+    /// Reads a JSON scalar (a fill value) of this type in `zarr_format` as one item's
+    /// little-endian bytes, as zarr-python reads it (`from_json_scalar`; its forms are the same
+    /// in zarr v2 and v3 but for hex floats, which only v3 has: tests/fixtures/dtypes/
+    /// scalars.json holds zarr-python's). A value the type
+    /// cannot hold is an error: a string longer than a fixed-length type (numpy would cut
+    /// it), an integer beyond int64 for a datetime. `null` is not a scalar (zarr v2's "no
+    /// fill value" is read as [`ArrayType::default_fill`] by the metadata reader).
+    pub fn fill_bytes(&self, value: &Value, zarr_format: u8) -> Result<Vec<u8>> {
+        let bad = |reason: &str| scalar_error(self, value, reason);
+        // zarr v2 has no "0x" floats (zarr-python refuses them there).
+        let hex = |v: &Value| v.as_str().is_some_and(|s| s.starts_with("0x"));
+        let floats = match (&self.family, value) {
+            (Family::Number(dt), v) if dt.is_float() => vec![v],
+            (Family::Complex(_), Value::Array(parts)) => parts.iter().collect(),
+            _ => vec![],
+        };
+        if zarr_format == 2 && floats.into_iter().any(hex) {
+            return Err(bad("zarr v2 fill values have no \"0x\" hex floats"));
+        }
+        Ok(match &self.family {
+            Family::Number(dt) => Scalar::from_json(*dt, value)?.to_le_bytes(),
+            Family::Bool => match value {
+                Value::Bool(b) => vec![u8::from(*b)],
+                Value::Number(_) => match value.as_i64() {
+                    Some(0) => vec![0],
+                    Some(1) => vec![1],
+                    _ => return Err(bad("expected true, false, 0 or 1")),
+                },
+                _ => return Err(bad("expected true or false")),
+            },
+            Family::Complex(part) => {
+                let parts = match value.as_array() {
+                    Some(p) if p.len() == 2 => p,
+                    _ => return Err(bad("expected [real, imaginary]")),
+                };
+                // Each part a number, "NaN", "Infinity", "-Infinity" or hex bits (zarr-python
+                // reads no decimal strings here, unlike a float's).
+                let special = |v: &Value| match v.as_str() {
+                    Some(s) => ["NaN", "Infinity", "-Infinity"].contains(&s) || s.starts_with("0x"),
+                    None => matches!(v, Value::Number(_)),
+                };
+                if !parts.iter().all(special) {
+                    return Err(bad("each part is a number, \"NaN\", \"Infinity\", \"-Infinity\" or \"0x\" bits"));
+                }
+                let mut out = Scalar::from_json(*part, &parts[0])?.to_le_bytes();
+                out.extend(Scalar::from_json(*part, &parts[1])?.to_le_bytes());
+                out
+            }
+            Family::Time { .. } => {
+                let count = match value {
+                    Value::String(s) if s == "NaT" => NAT,
+                    Value::Number(n) if !n.as_str().contains(['.', 'e', 'E']) => n
+                        .as_str()
+                        .parse::<i64>()
+                        .map_err(|_| bad("out of the int64 range"))?,
+                    _ => return Err(bad("expected an integer or \"NaT\"")),
+                };
+                count.to_le_bytes().to_vec()
+            }
+            Family::Utf32 { chars } => {
+                let s = value.as_str().ok_or_else(|| bad("expected a string"))?;
+                let points: Vec<u32> = s.chars().map(u32::from).collect();
+                if points.len() > *chars {
+                    return Err(bad(&format!("longer than the type's {chars} characters")));
+                }
+                let mut out = vec![0u8; 4 * chars];
+                for (i, p) in points.iter().enumerate() {
+                    out[4 * i..4 * i + 4].copy_from_slice(&p.to_le_bytes());
+                }
+                out
+            }
+            Family::NullTerminatedBytes { len } | Family::RawBytes { len } => {
+                let s = value.as_str().ok_or_else(|| bad("expected base64 text"))?;
+                let mut bytes = crate::base64::decode(s).ok_or_else(|| bad("not base64"))?;
+                let fixed = matches!(self.family, Family::RawBytes { .. });
+                if bytes.len() > *len || (fixed && bytes.len() != *len) {
+                    return Err(bad(&format!("{} bytes for a type of {len}", bytes.len())));
+                }
+                bytes.resize(*len, 0);
+                bytes
+            }
+            Family::RawBits { bits } => {
+                let list = value
+                    .as_array()
+                    .filter(|l| l.len() == bits / 8)
+                    .ok_or_else(|| bad(&format!("expected a list of {} bytes", bits / 8)))?;
+                list.iter()
+                    .map(|b| {
+                        b.as_u64()
+                            .and_then(|b| u8::try_from(b).ok())
+                            .ok_or_else(|| bad("a byte is an integer 0-255"))
+                    })
+                    .collect::<Result<_>>()?
+            }
+            Family::String | Family::Bytes => {
+                return Err(Error::UnsupportedDataType {
+                    codec: "zarr-wasm-codecs",
+                    data_type: self.name(),
+                    reason: "its items have no fixed size".to_string(),
+                })
+            }
+        })
+    }
+
+    /// One item's little-endian bytes as the JSON scalar zarr-python writes for them
+    /// (`to_json_scalar`), in either format (the same for every type here; a NaN other than
+    /// the canonical one is written in hex, which zarr-python writes as "NaN").
+    pub fn fill_json(&self, bytes: &[u8]) -> Result<Value> {
+        let size = self.item_size().unwrap_or(0);
+        if bytes.len() != size {
+            return Err(Error::InvalidMetadata {
+                message: format!(
+                    "a {} item is {size} bytes, got {}",
+                    self.name(),
+                    bytes.len()
+                ),
+            });
+        }
+        let scalar = |dt: DataType, b: &[u8]| -> Value {
+            match dt {
+                DataType::Float16 => Scalar::Float16(f16::from_le_bytes([b[0], b[1]])),
+                DataType::Float32 => Scalar::Float32(f32::from_le_bytes(b.try_into().unwrap())),
+                DataType::Float64 => Scalar::Float64(f64::from_le_bytes(b.try_into().unwrap())),
+                DataType::Int8 => Scalar::Int8(b[0] as i8),
+                DataType::UInt8 => Scalar::UInt8(b[0]),
+                DataType::Int16 => Scalar::Int16(i16::from_le_bytes(b.try_into().unwrap())),
+                DataType::UInt16 => Scalar::UInt16(u16::from_le_bytes(b.try_into().unwrap())),
+                DataType::Int32 => Scalar::Int32(i32::from_le_bytes(b.try_into().unwrap())),
+                DataType::UInt32 => Scalar::UInt32(u32::from_le_bytes(b.try_into().unwrap())),
+                DataType::Int64 => Scalar::Int64(i64::from_le_bytes(b.try_into().unwrap())),
+                DataType::UInt64 => Scalar::UInt64(u64::from_le_bytes(b.try_into().unwrap())),
+            }
+            .to_json()
+        };
+        Ok(match &self.family {
+            Family::Number(dt) => scalar(*dt, bytes),
+            Family::Bool => Value::Bool(bytes[0] != 0),
+            Family::Complex(part) => {
+                let half = part.size();
+                Value::Array(vec![
+                    scalar(*part, &bytes[..half]),
+                    scalar(*part, &bytes[half..]),
+                ])
+            }
+            Family::Time { .. } => Value::from(i64::from_le_bytes(bytes.try_into().unwrap())),
+            Family::Utf32 { .. } => {
+                // numpy strips the trailing NULs only (an embedded one is a character).
+                let points: Vec<u32> = bytes
+                    .chunks_exact(4)
+                    .map(|p| u32::from_le_bytes(p.try_into().unwrap()))
+                    .collect();
+                let end = points.iter().rposition(|&p| p != 0).map_or(0, |i| i + 1);
+                let mut s = String::new();
+                for &p in &points[..end] {
+                    s.push(char::from_u32(p).ok_or_else(|| Error::InvalidMetadata {
+                        message: format!("{p:#x} is not a Unicode code point"),
+                    })?);
+                }
+                Value::from(s)
+            }
+            Family::NullTerminatedBytes { .. } => {
+                let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+                Value::from(crate::base64::encode(&bytes[..end]))
+            }
+            Family::RawBytes { .. } => Value::from(crate::base64::encode(bytes)),
+            Family::RawBits { .. } => {
+                Value::Array(bytes.iter().map(|&b| Value::from(u64::from(b))).collect())
+            }
+            Family::String | Family::Bytes => Value::Null,
+        })
+    }
+
+    /// The registry's description of this type, as the JavaScript API gives it.
+    pub fn describe(&self) -> Value {
+        let (lane, lanes) = match self.lane() {
+            Some((dt, n)) => (Value::from(dt.name()), Value::from(n as u64)),
+            None => (Value::Null, Value::Null),
+        };
+        let mut pairs = vec![
+            ("name", Value::from(self.name())),
+            ("v3", self.to_v3()),
+            ("v2", Value::from(self.to_v2())),
+            (
+                "item_size",
+                self.item_size().map_or(Value::Null, |n| Value::from(n as u64)),
+            ),
+            (
+                "byte_order",
+                match self.lane() {
+                    Some((dt, _)) if dt.size() > 1 => {
+                        Value::from(if self.big_endian { "big" } else { "little" })
+                    }
+                    _ => Value::Null,
+                },
+            ),
+            ("lane", lane),
+            ("lanes", lanes),
+            ("result", Value::from(self.result())),
+            ("default_fill", self.default_fill()),
+        ];
+        if let Family::Time { unit, scale, delta } = &self.family {
+            pairs.push(("unit", Value::from(unit.name())));
+            pairs.push(("scale_factor", Value::from(u64::from(*scale))));
+            pairs.push(("timedelta", Value::Bool(*delta)));
+        }
+        let mut map = Map::new();
+        for (k, v) in pairs {
+            map.insert(k.to_string(), v);
+        }
+        Value::Object(map)
+    }
+}
+
+/// `r8`, `r16`, ...: Some(bits) for a raw-bits name, an error for `r` + a bit count that is
+/// not a positive multiple of 8.
+fn raw_bits(name: &str) -> Option<Result<usize>> {
+    let digits = name.strip_prefix('r')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match digits.parse::<usize>() {
+        Ok(bits) if bits > 0 && bits % 8 == 0 && bits <= 1 << 20 => Ok(bits),
+        _ => Err(invalid(format!(
+            "data type {name}: raw bits must be a positive multiple of 8"
+        ))),
+    })
+}
+
+/// A configured data type from its configuration (zarr v3's, or one made from a v2 dtype).
+fn configured(name: &str, how: Configured, config: &Map) -> Result<Family> {
+    let field = |key: &str| {
+        config.get(key).ok_or_else(|| {
+            invalid(format!(
+                "data type {name}'s configuration has no {}",
+                quoted(key)
+            ))
+        })
+    };
+    let allowed: &[&str] = match how {
+        Configured::Time { .. } => &["unit", "scale_factor"],
+        _ => &["length_bytes"],
+    };
+    if let Some(key) = config.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(invalid(format!(
+            "data type {name}'s configuration has an unknown key {}",
+            quoted(key)
+        )));
+    }
+    match how {
+        Configured::Time { delta } => {
+            let unit_value = field("unit")?;
+            let unit = unit_value
+                .as_str()
+                .and_then(TimeUnit::from_name)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "data type {name}'s configuration: unit {unit_value} is not one of \
+                         Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, generic"
+                    ))
+                })?;
+            let scale_value = field("scale_factor")?;
+            let scale = scale_value
+                .as_u64()
+                .filter(|s| (1..1 << 31).contains(s))
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "data type {name}'s configuration: scale_factor {scale_value} is not an \
+                         integer from 1 to 2147483647"
+                    ))
+                })? as u32;
+            Ok(Family::Time { delta, unit, scale })
+        }
+        _ => {
+            let value = field("length_bytes")?;
+            let len = value.as_u64().filter(|&n| n <= 1 << 30).ok_or_else(|| {
+                invalid(format!(
+                    "data type {name}'s configuration: length_bytes {value} is not a \
+                     non-negative integer"
+                ))
+            })? as usize;
+            match how {
+                Configured::Utf32 if len % 4 != 0 => Err(invalid(format!(
+                    "data type {name}'s configuration: length_bytes {len} is not a multiple of \
+                     4 (UTF-32 code points)"
+                ))),
+                Configured::Utf32 => Ok(Family::Utf32 { chars: len / 4 }),
+                Configured::NullTerminatedBytes => Ok(Family::NullTerminatedBytes { len }),
+                _ => Ok(Family::RawBytes { len }),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(text: &str) -> Value {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn names_round_trip_between_formats() {
+        for (v2, v3) in [
+            ("|b1", r#""bool""#),
+            ("<c8", r#""complex64""#),
+            (">c16", r#""complex128""#),
+            ("<M8[ns]", r#"{"name":"numpy.datetime64","configuration":{"unit":"ns","scale_factor":1}}"#),
+            ("<M8[10s]", r#"{"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":10}}"#),
+            ("<m8[ms]", r#"{"name":"numpy.timedelta64","configuration":{"unit":"ms","scale_factor":1}}"#),
+            ("<U8", r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":32}}"#),
+            ("|S5", r#"{"name":"null_terminated_bytes","configuration":{"length_bytes":5}}"#),
+            ("|V8", r#"{"name":"raw_bytes","configuration":{"length_bytes":8}}"#),
+        ] {
+            let t = ArrayType::from_v2(v2, None).unwrap();
+            assert_eq!(t.to_v3(), j(v3), "{v2}");
+            assert_eq!(t.to_v2(), v2);
+            let back = ArrayType::from_v3(&j(v3)).unwrap();
+            assert_eq!(back.family, t.family);
+        }
+    }
+
+    #[test]
+    fn bad_configurations_name_the_field() {
+        for (text, needle) in [
+            (r#"{"name":"numpy.datetime64","configuration":{"unit":"fortnight","scale_factor":1}}"#, "unit"),
+            (r#"{"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":0}}"#, "scale_factor"),
+            (r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":3}}"#, "length_bytes"),
+            (r#"{"name":"fixed_length_utf32"}"#, "needs a configuration"),
+            (r#""r12""#, "multiple of 8"),
+        ] {
+            let e = ArrayType::from_v3(&j(text)).unwrap_err();
+            assert_eq!(e.code(), "INVALID_METADATA");
+            assert!(e.to_string().contains(needle), "{e}");
+        }
+        assert_eq!(ArrayType::from_v3(&j(r#""bfloat17""#)).unwrap_err().code(), "UNKNOWN_DATA_TYPE");
+        assert_eq!(ArrayType::from_v3(&j(r#""bfloat16""#)).unwrap_err().code(), "UNSUPPORTED_DATA_TYPE");
+    }
+
+    #[test]
+    fn civil_days_and_calendar_units() {
+        // numpy: np.datetime64("2000-03-01", "D").astype(int) == 11017, 1800-01-01 is -62091.
+        assert_eq!(days_from_civil(2000, 3), 11017);
+        assert_eq!(days_from_civil(1970, 1), 0);
+        assert_eq!(days_from_civil(1800, 1), -62091);
+        // 51 years after 1970 is 2021-01-01; 13 months after 1970-01 is 1971-02-01.
+        assert_eq!(time_millis(51, TimeUnit::Year, 1, false), Some(1609459200000.0));
+        assert_eq!(time_millis(13, TimeUnit::Month, 1, false), Some(34214400000.0));
+        assert_eq!(time_millis(1, TimeUnit::Year, 1, true), None);
+        assert!(time_millis(NAT, TimeUnit::Second, 1, false).unwrap().is_nan());
+        assert_eq!(time_millis(1_500, TimeUnit::Micro, 1, false), Some(1.5));
+        assert_eq!(time_millis(-1, TimeUnit::Nano, 1, false), Some(-0.000001));
+    }
+}
