@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "CORRUPT_CHUNK",
   "CHECKSUM",
   "NON_FINITE",
+  "UNSUPPORTED_CALENDAR",
   // From the JavaScript side: set's checks and the worker pool.
   "SHAPE_MISMATCH",
   "INVALID_STRIDE",

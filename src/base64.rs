@@ -45,7 +45,11 @@ pub fn decode(text: &str) -> Option<Vec<u8>> {
             n = (n << 6) | digit(c)?;
         }
         n <<= 6 * pad as u32;
-        out.extend([(n >> 16) as u8, (n >> 8) as u8, n as u8].iter().take(3 - pad));
+        out.extend(
+            [(n >> 16) as u8, (n >> 8) as u8, n as u8]
+                .iter()
+                .take(3 - pad),
+        );
     }
     Some(out)
 }
@@ -57,8 +61,15 @@ mod tests {
     #[test]
     fn rfc_4648_examples() {
         // RFC 4648 section 10.
-        let cases = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
         for (plain, coded) in cases {
             assert_eq!(encode(plain.as_bytes()), coded);
             assert_eq!(decode(coded).as_deref(), Some(plain.as_bytes()));

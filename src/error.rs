@@ -28,6 +28,8 @@ pub enum Error {
     },
     /// Array metadata (data type, fill value, shape) that is malformed.
     InvalidMetadata { message: String },
+    /// CF time in a calendar that numpy's dates cannot hold (noleap, 360_day, julian, ...).
+    UnsupportedCalendar { calendar: String },
     /// A value that cannot be cast to the target type under the configured modes.
     Cast {
         codec: &'static str,
@@ -87,6 +89,7 @@ impl Error {
             Error::InvalidConfig { .. } => "INVALID_CONFIG",
             Error::InvalidScalar { .. } => "INVALID_SCALAR",
             Error::InvalidMetadata { .. } => "INVALID_METADATA",
+            Error::UnsupportedCalendar { .. } => "UNSUPPORTED_CALENDAR",
             Error::Cast { .. } => "CAST",
             Error::Overflow { .. } => "OVERFLOW",
             Error::InexactDivision { .. } => "INEXACT_DIVISION",
@@ -164,6 +167,11 @@ impl fmt::Display for Error {
                 reason,
             } => write!(f, "{value} is not a valid {data_type} value: {reason}"),
             Error::InvalidMetadata { message } => write!(f, "invalid array metadata: {message}"),
+            Error::UnsupportedCalendar { calendar } => write!(
+                f,
+                "CF time in the calendar {calendar:?} is not read as dates (the calendars read \
+                 are standard, gregorian and proleptic_gregorian): read the numbers with get"
+            ),
             Error::Cast { codec, message } => write!(f, "{codec}: {message}"),
             Error::Overflow { codec, message } => write!(f, "{codec}: {message}"),
             Error::InexactDivision { message } => write!(f, "scale_offset: {message}"),

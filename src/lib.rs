@@ -25,6 +25,7 @@ pub mod json;
 pub mod layout;
 pub mod missing;
 pub mod plan;
+pub mod times;
 pub mod types;
 pub mod widths;
 

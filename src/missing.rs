@@ -20,6 +20,8 @@ use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
 use crate::float;
+use crate::times::CfTime;
+use crate::types::{ArrayType, Family, TimeUnit};
 
 /// The registration of the zarr missing_value convention in an array's `zarr_conventions`.
 pub struct Convention {
@@ -60,6 +62,21 @@ pub struct MaskAndScale {
     /// For 8- and 16-bit integer types: the decoded value of every bit pattern, built on the
     /// first large decode.
     table: std::cell::OnceCell<Box<[f64]>>,
+    /// Times, read as milliseconds since 1970-01-01.
+    clock: Option<Clock>,
+}
+
+/// How a decoded read reads times.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Clock {
+    /// numpy.datetime64 / timedelta64 counts (NaT: NaN).
+    Numpy {
+        unit: TimeUnit,
+        scale: u32,
+        delta: bool,
+    },
+    /// CF's "<unit> since <date>", after masking and scaling.
+    Cf(CfTime),
 }
 
 impl MaskAndScale {
@@ -141,6 +158,12 @@ impl MaskAndScale {
             .filter_map(|s| in_working_type(s, working))
             .filter(|v| !v.is_nan())
             .collect();
+        let clock = CfTime::from_attributes(attrs)?.map(Clock::Cf);
+        let mut missing: Vec<f64> = missing;
+        if clock.is_some() && view == DataType::Int64 {
+            // xarray reads the smallest int64 of CF times as NaT, as numpy does.
+            missing.push(crate::types::NAT as f64);
+        }
         Ok(Self {
             data_type,
             view,
@@ -149,12 +172,46 @@ impl MaskAndScale {
             scale_factor,
             add_offset,
             table: std::cell::OnceCell::new(),
+            clock,
         })
+    }
+
+    /// The decoding of an array of `array_type` (its lanes `lane`) that its attributes ask
+    /// for: numbers masked and scaled, CF times among them ([`MaskAndScale::from_attributes`]);
+    /// bool as 0 and 1; numpy.datetime64 and timedelta64 as milliseconds (NaT: NaN). Other
+    /// types have no one number an item (complex, strings, bytes): refused.
+    pub fn for_array(array_type: &ArrayType, attributes: &Value) -> Result<Self> {
+        match &array_type.family {
+            Family::Number(dt) => Self::from_attributes(*dt, attributes),
+            Family::Bool => Self::from_attributes(DataType::UInt8, &Value::Null),
+            Family::Time { unit, scale, delta } => {
+                if crate::times::time_millis(0, *unit, *scale, *delta).is_none() {
+                    return Err(Error::UnsupportedDataType {
+                        codec: "getDecoded",
+                        data_type: array_type.to_v2(),
+                        reason: "its unit has no fixed length in milliseconds".to_string(),
+                    });
+                }
+                let mut d = Self::from_attributes(DataType::Int64, &Value::Null)?;
+                d.clock = Some(Clock::Numpy {
+                    unit: *unit,
+                    scale: *scale,
+                    delta: *delta,
+                });
+                Ok(d)
+            }
+            _ => Err(Error::UnsupportedDataType {
+                codec: "getDecoded",
+                data_type: array_type.name(),
+                reason: "an item is not one number (read it with get)".to_string(),
+            }),
+        }
     }
 
     /// Whether the attributes ask for any decoding at all.
     pub fn is_identity(&self) -> bool {
-        self.missing.is_empty()
+        self.clock.is_none()
+            && self.missing.is_empty()
             && self.scale_factor.is_none()
             && self.add_offset.is_none()
             && self.view == self.data_type
@@ -182,6 +239,13 @@ impl MaskAndScale {
             for (o, &x) in out.iter_mut().zip(v) {
                 *o = f(x);
             }
+        }
+        if let (Some(Clock::Numpy { unit, scale, delta }), ArrayData::Int64(v)) = (self.clock, data)
+        {
+            all(v, out, |x| {
+                crate::times::time_millis(x, unit, scale, delta).unwrap_or(f64::NAN)
+            });
+            return Ok(());
         }
         if let Some(table) = self.table(data.len()) {
             match data {
@@ -304,9 +368,13 @@ impl MaskAndScale {
             Some(s) => float::mul(v, s),
             None => v,
         };
-        match self.add_offset {
+        let v = match self.add_offset {
             Some(o) => float::add(v, o),
             None => v,
+        };
+        match self.clock {
+            Some(Clock::Cf(cf)) => cf.millis(v),
+            _ => v,
         }
     }
 }

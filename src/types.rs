@@ -70,7 +70,7 @@ impl TimeUnit {
 
     /// The unit in milliseconds, as `num / den` (`None` for the calendar units, years and
     /// months, whose length varies, and for generic).
-    fn millis(self) -> Option<(i128, i128)> {
+    pub fn millis(self) -> Option<(i128, i128)> {
         Some(match self {
             TimeUnit::Week => (7 * 86_400_000, 1),
             TimeUnit::Day => (86_400_000, 1),
@@ -91,51 +91,6 @@ impl TimeUnit {
 /// numpy's NaT: the smallest int64.
 pub const NAT: i64 = i64::MIN;
 
-/// Days from 1970-01-01 to the first of `month` (1-12) of `year`, proleptic Gregorian.
-pub fn days_from_civil(year: i64, month: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// `count` units of `scale * unit` as milliseconds (since the epoch for a datetime64, a
-/// duration for a timedelta64), correctly rounded to f64; NaT is NaN. `None` where no such
-/// number exists: generic units, and years or months of a timedelta (their length varies).
-pub fn time_millis(count: i64, unit: TimeUnit, scale: u32, delta: bool) -> Option<f64> {
-    if count == NAT {
-        return Some(f64::NAN);
-    }
-    let n = i128::from(count) * i128::from(scale);
-    match (unit, delta) {
-        (TimeUnit::Year, false) => {
-            let days = days_from_civil(1970 + n as i64, 1);
-            return Some((i128::from(days) * 86_400_000) as f64);
-        }
-        (TimeUnit::Month, false) => {
-            let (years, month) = (n.div_euclid(12), n.rem_euclid(12));
-            let days = days_from_civil(1970 + years as i64, month as i64 + 1);
-            return Some((i128::from(days) * 86_400_000) as f64);
-        }
-        _ => {}
-    }
-    let (num, den) = unit.millis()?;
-    let whole = n * num;
-    if den == 1 {
-        return Some(whole as f64);
-    }
-    // The magnitude's integer part exactly, then its fraction (no cancellation, both of one
-    // sign): a decimal fraction is never a rounding midpoint of the sum unless it is exact in
-    // binary, so the sum rounds correctly.
-    let magnitude = whole.unsigned_abs();
-    let (q, r) = (magnitude / den as u128, magnitude % den as u128);
-    let ms = q as f64 + r as f64 / den as f64;
-    Some(if whole < 0 { -ms } else { ms })
-}
-
 /// What a data type's items are.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Family {
@@ -151,13 +106,21 @@ pub enum Family {
         scale: u32,
     },
     /// fixed_length_utf32: `chars` UTF-32 code points, NUL-padded.
-    Utf32 { chars: usize },
+    Utf32 {
+        chars: usize,
+    },
     /// null_terminated_bytes (numpy `S`): `len` bytes, NUL-padded.
-    NullTerminatedBytes { len: usize },
+    NullTerminatedBytes {
+        len: usize,
+    },
     /// raw_bytes (numpy `V`): `len` bytes.
-    RawBytes { len: usize },
+    RawBytes {
+        len: usize,
+    },
     /// zarr v3's `r*`: `bits` raw bits, a multiple of 8.
-    RawBits { bits: usize },
+    RawBits {
+        bits: usize,
+    },
     /// `string` (v2: `|O` with vlen-utf8).
     String,
     /// `bytes` (v2: `|O` with vlen-bytes).
@@ -209,7 +172,11 @@ const CONFIGURED: [(&str, char, Configured); 5] = [
     ("numpy.datetime64", 'M', Configured::Time { delta: false }),
     ("numpy.timedelta64", 'm', Configured::Time { delta: true }),
     ("fixed_length_utf32", 'U', Configured::Utf32),
-    ("null_terminated_bytes", 'S', Configured::NullTerminatedBytes),
+    (
+        "null_terminated_bytes",
+        'S',
+        Configured::NullTerminatedBytes,
+    ),
     ("raw_bytes", 'V', Configured::RawBytes),
 ];
 
@@ -300,11 +267,7 @@ impl ArrayType {
         if let Some(&(_, _, how)) = CONFIGURED.iter().find(|(n, _, _)| *n == name) {
             let config = match config {
                 Some(Value::Object(c)) => c,
-                None => {
-                    return Err(invalid(format!(
-                        "data type {name} needs a configuration"
-                    )))
-                }
+                None => return Err(invalid(format!("data type {name} needs a configuration"))),
                 Some(other) => {
                     return Err(invalid(format!(
                         "data type {name}'s configuration must be an object, got {other}"
@@ -385,7 +348,11 @@ impl ArrayType {
                 }
                 _ => {
                     let n: u64 = rest.parse().map_err(|_| unknown())?;
-                    let bytes = if matches!(how, Configured::Utf32) { n * 4 } else { n };
+                    let bytes = if matches!(how, Configured::Utf32) {
+                        n * 4
+                    } else {
+                        n
+                    };
                     config.insert("length_bytes".into(), Value::from(bytes));
                 }
             }
@@ -439,7 +406,10 @@ impl ArrayType {
             }
             _ => return Value::from(self.name()),
         };
-        Value::object([("name", Value::from(self.name())), ("configuration", config)])
+        Value::object([
+            ("name", Value::from(self.name())),
+            ("configuration", config),
+        ])
     }
 
     /// The zarr v2 `dtype` string (with this type's byte order), where v2 has one (`r*`:
@@ -448,7 +418,11 @@ impl ArrayType {
         let code = match &self.family {
             Family::Time { delta, unit, scale } => {
                 let letter = if *delta { 'm' } else { 'M' };
-                let scale = if *scale == 1 { String::new() } else { scale.to_string() };
+                let scale = if *scale == 1 {
+                    String::new()
+                } else {
+                    scale.to_string()
+                };
                 match unit {
                     TimeUnit::Generic => format!("{letter}8"),
                     _ => format!("{letter}8[{scale}{}]", unit.name()),
@@ -533,9 +507,7 @@ impl ArrayType {
             Family::Utf32 { .. } | Family::String => Value::from(""),
             Family::NullTerminatedBytes { .. } | Family::Bytes => Value::from(""),
             Family::RawBytes { len } => Value::from(crate::base64::encode(&vec![0; *len])),
-            Family::RawBits { bits } => {
-                Value::Array(vec![Value::from(0u64); bits / 8])
-            }
+            Family::RawBits { bits } => Value::Array(vec![Value::from(0u64); bits / 8]),
         }
     }
 
@@ -723,7 +695,8 @@ impl ArrayType {
             ("v2", Value::from(self.to_v2())),
             (
                 "item_size",
-                self.item_size().map_or(Value::Null, |n| Value::from(n as u64)),
+                self.item_size()
+                    .map_or(Value::Null, |n| Value::from(n as u64)),
             ),
             (
                 "byte_order",
@@ -760,7 +733,7 @@ fn raw_bits(name: &str) -> Option<Result<usize>> {
         return None;
     }
     Some(match digits.parse::<usize>() {
-        Ok(bits) if bits > 0 && bits % 8 == 0 && bits <= 1 << 20 => Ok(bits),
+        Ok(bits) if bits > 0 && bits.is_multiple_of(8) && bits <= 1 << 20 => Ok(bits),
         _ => Err(invalid(format!(
             "data type {name}: raw bits must be a positive multiple of 8"
         ))),
@@ -820,7 +793,7 @@ fn configured(name: &str, how: Configured, config: &Map) -> Result<Family> {
                 ))
             })? as usize;
             match how {
-                Configured::Utf32 if len % 4 != 0 => Err(invalid(format!(
+                Configured::Utf32 if !len.is_multiple_of(4) => Err(invalid(format!(
                     "data type {name}'s configuration: length_bytes {len} is not a multiple of \
                      4 (UTF-32 code points)"
                 ))),
@@ -846,12 +819,30 @@ mod tests {
             ("|b1", r#""bool""#),
             ("<c8", r#""complex64""#),
             (">c16", r#""complex128""#),
-            ("<M8[ns]", r#"{"name":"numpy.datetime64","configuration":{"unit":"ns","scale_factor":1}}"#),
-            ("<M8[10s]", r#"{"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":10}}"#),
-            ("<m8[ms]", r#"{"name":"numpy.timedelta64","configuration":{"unit":"ms","scale_factor":1}}"#),
-            ("<U8", r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":32}}"#),
-            ("|S5", r#"{"name":"null_terminated_bytes","configuration":{"length_bytes":5}}"#),
-            ("|V8", r#"{"name":"raw_bytes","configuration":{"length_bytes":8}}"#),
+            (
+                "<M8[ns]",
+                r#"{"name":"numpy.datetime64","configuration":{"unit":"ns","scale_factor":1}}"#,
+            ),
+            (
+                "<M8[10s]",
+                r#"{"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":10}}"#,
+            ),
+            (
+                "<m8[ms]",
+                r#"{"name":"numpy.timedelta64","configuration":{"unit":"ms","scale_factor":1}}"#,
+            ),
+            (
+                "<U8",
+                r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":32}}"#,
+            ),
+            (
+                "|S5",
+                r#"{"name":"null_terminated_bytes","configuration":{"length_bytes":5}}"#,
+            ),
+            (
+                "|V8",
+                r#"{"name":"raw_bytes","configuration":{"length_bytes":8}}"#,
+            ),
         ] {
             let t = ArrayType::from_v2(v2, None).unwrap();
             assert_eq!(t.to_v3(), j(v3), "{v2}");
@@ -864,9 +855,18 @@ mod tests {
     #[test]
     fn bad_configurations_name_the_field() {
         for (text, needle) in [
-            (r#"{"name":"numpy.datetime64","configuration":{"unit":"fortnight","scale_factor":1}}"#, "unit"),
-            (r#"{"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":0}}"#, "scale_factor"),
-            (r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":3}}"#, "length_bytes"),
+            (
+                r#"{"name":"numpy.datetime64","configuration":{"unit":"fortnight","scale_factor":1}}"#,
+                "unit",
+            ),
+            (
+                r#"{"name":"numpy.datetime64","configuration":{"unit":"s","scale_factor":0}}"#,
+                "scale_factor",
+            ),
+            (
+                r#"{"name":"fixed_length_utf32","configuration":{"length_bytes":3}}"#,
+                "length_bytes",
+            ),
             (r#"{"name":"fixed_length_utf32"}"#, "needs a configuration"),
             (r#""r12""#, "multiple of 8"),
         ] {
@@ -874,22 +874,13 @@ mod tests {
             assert_eq!(e.code(), "INVALID_METADATA");
             assert!(e.to_string().contains(needle), "{e}");
         }
-        assert_eq!(ArrayType::from_v3(&j(r#""bfloat17""#)).unwrap_err().code(), "UNKNOWN_DATA_TYPE");
-        assert_eq!(ArrayType::from_v3(&j(r#""bfloat16""#)).unwrap_err().code(), "UNSUPPORTED_DATA_TYPE");
-    }
-
-    #[test]
-    fn civil_days_and_calendar_units() {
-        // numpy: np.datetime64("2000-03-01", "D").astype(int) == 11017, 1800-01-01 is -62091.
-        assert_eq!(days_from_civil(2000, 3), 11017);
-        assert_eq!(days_from_civil(1970, 1), 0);
-        assert_eq!(days_from_civil(1800, 1), -62091);
-        // 51 years after 1970 is 2021-01-01; 13 months after 1970-01 is 1971-02-01.
-        assert_eq!(time_millis(51, TimeUnit::Year, 1, false), Some(1609459200000.0));
-        assert_eq!(time_millis(13, TimeUnit::Month, 1, false), Some(34214400000.0));
-        assert_eq!(time_millis(1, TimeUnit::Year, 1, true), None);
-        assert!(time_millis(NAT, TimeUnit::Second, 1, false).unwrap().is_nan());
-        assert_eq!(time_millis(1_500, TimeUnit::Micro, 1, false), Some(1.5));
-        assert_eq!(time_millis(-1, TimeUnit::Nano, 1, false), Some(-0.000001));
+        assert_eq!(
+            ArrayType::from_v3(&j(r#""bfloat17""#)).unwrap_err().code(),
+            "UNKNOWN_DATA_TYPE"
+        );
+        assert_eq!(
+            ArrayType::from_v3(&j(r#""bfloat16""#)).unwrap_err().code(),
+            "UNSUPPORTED_DATA_TYPE"
+        );
     }
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use zarr_wasm_codecs::codec::bytes_to_bytes::BytesChain;
 use zarr_wasm_codecs::json::{parse, Value};
 use zarr_wasm_codecs::layout::{self, v2::to_v3, ArrayLayout, KeyEncoding, Opened};
-use zarr_wasm_codecs::{ArrayData, Chain, DataType, Error, Scalar};
+use zarr_wasm_codecs::{ArrayData, Chain, DataType, Error};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2meta")
@@ -527,7 +527,10 @@ fn check_layout(c: &Case, layout: &ArrayLayout, zarray: &Value, order: Option<&[
         d
     };
     assert_eq!(layout.shape, with_lanes(dims("shape")), "{name}");
-    let chunks: Vec<usize> = with_lanes(dims("chunks")).into_iter().map(|d| d as usize).collect();
+    let chunks: Vec<usize> = with_lanes(dims("chunks"))
+        .into_iter()
+        .map(|d| d as usize)
+        .collect();
     assert_eq!(layout.grid_chunk_shape, chunks, "{name}");
     assert_eq!(
         layout.key,

@@ -16,9 +16,9 @@ use crate::codec::region::{transposed_strides, Span};
 use crate::codec::table::{self, Kind, Module, Runs};
 use crate::codec::{codec_name_and_config, parse_shape, Chain, Endian};
 use crate::dtype::{DataType, Scalar};
-use crate::types::ArrayType;
 use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
+use crate::types::{ArrayType, Family};
 
 /// How chunk coordinates become store keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,12 +246,23 @@ pub fn open(meta: &Value) -> Result<Opened> {
     let chain = match array_type.numeric() {
         Some(dt) => {
             let fill = meta.get("fill_value").unwrap_or(&Value::Null);
-            Chain::new(&Value::from(dt.name()), fill, &Value::Array(split.chain), &chunk_shape)?
+            Chain::new(
+                &Value::from(dt.name()),
+                fill,
+                &Value::Array(split.chain),
+                &chunk_shape,
+            )?
         }
         None => {
             // Only `bytes` (and `transpose`, in `order`) take these types: the numeric codecs
             // and the whole-chunk serializers do not.
-            if let Some(codec) = split.chain.iter().rev().nth(1).or(split.serializer.as_ref().map(|s| &s.codec)) {
+            if let Some(codec) = split
+                .chain
+                .iter()
+                .rev()
+                .nth(1)
+                .or(split.serializer.as_ref().map(|s| &s.codec))
+            {
                 let (name, _) = codec_name_and_config(codec)?;
                 return Err(Error::UnsupportedDataType {
                     codec: table::by_v3_name(name).map_or("a codec", |r| r.v3_names[0]),
@@ -259,9 +270,18 @@ pub fn open(meta: &Value) -> Result<Opened> {
                     reason: "it codes numbers".to_string(),
                 });
             }
-            // The chain reads the lanes; the fill value is the item's (`fill_bytes`).
-            let zero = lane.default_scalar().to_json();
-            Chain::new(&Value::from(lane.name()), &zero, &Value::Array(split.chain), &chunk_shape)?
+            // The chain reads the lanes. Its fill value is the item's where an item is one
+            // lane (bool's 0 or 1, a datetime's count), else zero: the item's is `fill_bytes`.
+            let lane_fill = match lanes {
+                1 => ArrayType::new(Family::Number(lane)).fill_json(&fill_bytes)?,
+                _ => lane.default_scalar().to_json(),
+            };
+            Chain::new(
+                &Value::from(lane.name()),
+                &lane_fill,
+                &Value::Array(split.chain),
+                &chunk_shape,
+            )?
         }
     };
     let compressors_fallback = BytesChain::not_in_wasm(&split.compressors)?;

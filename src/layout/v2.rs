@@ -20,9 +20,9 @@
 use crate::codec::bytes_to_bytes::BytesCodec;
 use crate::codec::table::{self, Kind};
 use crate::dtype::DataType;
-use crate::types::ArrayType;
 use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
+use crate::types::ArrayType;
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::InvalidMetadata {
@@ -888,7 +888,13 @@ mod tests {
                 None,
             )
         };
-        let data_type = |dtype: &str| v3(dtype, "null").expect("translates").get("data_type").cloned().unwrap();
+        let data_type = |dtype: &str| {
+            v3(dtype, "null")
+                .expect("translates")
+                .get("data_type")
+                .cloned()
+                .unwrap()
+        };
         let endian = |dtype: &str| {
             let meta = v3(dtype, "null").expect("translates");
             let first = meta.get("codecs").and_then(Value::as_array).unwrap()[0].clone();
@@ -897,22 +903,42 @@ mod tests {
         // As zarr-python 3.4.2 writes the same numpy dtypes in zarr v3.
         assert_eq!(data_type(r#""|b1""#), j(r#""bool""#));
         assert_eq!(data_type(r#""<c8""#), j(r#""complex64""#));
-        assert_eq!(data_type(r#"">M8[D]""#), j(r#"{"name": "numpy.datetime64", "configuration": {"unit": "D", "scale_factor": 1}}"#));
-        assert_eq!(data_type(r#""<U8""#), j(r#"{"name": "fixed_length_utf32", "configuration": {"length_bytes": 32}}"#));
+        assert_eq!(
+            data_type(r#"">M8[D]""#),
+            j(r#"{"name": "numpy.datetime64", "configuration": {"unit": "D", "scale_factor": 1}}"#)
+        );
+        assert_eq!(
+            data_type(r#""<U8""#),
+            j(r#"{"name": "fixed_length_utf32", "configuration": {"length_bytes": 32}}"#)
+        );
         assert_eq!(endian(r#"">U3""#), Some(j(r#""big""#)));
         assert_eq!(endian(r#"">c16""#), Some(j(r#""big""#)));
         assert_eq!(endian(r#""|S5""#), None);
         assert_eq!(
-            v3(r#""|O""#, r#"[{"id": "vlen-utf8"}]"#).expect("translates").get("data_type"),
+            v3(r#""|O""#, r#"[{"id": "vlen-utf8"}]"#)
+                .expect("translates")
+                .get("data_type"),
             Some(&j(r#""string""#))
         );
         // Read, or left to zarrita (strings of any length), or refused with a code.
-        for dtype in [r#""|b1""#, r#""<M8[ns]""#, r#""|S5""#, r#""<U3""#, r#""<c16""#] {
+        for dtype in [
+            r#""|b1""#,
+            r#""<M8[ns]""#,
+            r#""|S5""#,
+            r#""<U3""#,
+            r#""<c16""#,
+        ] {
             let opened = super::super::open(&v3(dtype, "null").expect("translates"));
-            assert!(matches!(opened, Ok(super::super::Opened::Layout(_))), "{dtype}");
+            assert!(
+                matches!(opened, Ok(super::super::Opened::Layout(_))),
+                "{dtype}"
+            );
         }
         let vlen = v3(r#""|O""#, r#"[{"id": "vlen-utf8"}]"#).expect("translates");
-        assert!(matches!(super::super::open(&vlen), Ok(super::super::Opened::Unsupported(_))));
+        assert!(matches!(
+            super::super::open(&vlen),
+            Ok(super::super::Opened::Unsupported(_))
+        ));
         for (dtype, code) in [
             (r#""|O""#, "UNSUPPORTED_DATA_TYPE"),
             (r#"[["a", "<i4"]]"#, "UNSUPPORTED_DATA_TYPE"),

@@ -356,3 +356,48 @@ test("the fixtures are the generator's (every store listed, nothing else)", () =
   const stores = readdirSync(join(dir, "stores")).map((s) => `stores/${s}`);
   assert.deepEqual([...listed].sort(), stores.filter((s) => statSync(join(dir, s)).isDirectory()).sort());
 });
+
+/** Milliseconds as the fixtures give them (null: NaT) as getDecoded's Float64Array holds them. */
+const millis = (list) => list.map((v) => (v === null ? NaN : v));
+
+test("getDecoded: datetime64 and timedelta64 as milliseconds (NaT: NaN), bool as 0 and 1, exactly", async (t) => {
+  let n = 0;
+  for (const c of expected) {
+    if (!["datetime64", "timedelta64", "bool"].includes(c.encoding) || c.metadata_data_type === "int64") continue;
+    for (const options of [{}, { pool }]) {
+      const got = await getDecoded(await openCase(c), null, options);
+      const want = c.encoding === "bool" ? c.values.map(Number) : millis(c.ms_since_epoch);
+      assert.deepEqual(Array.from(got.data), want, c.case);
+      assert.deepEqual(got.shape, c.shape);
+      n++;
+    }
+  }
+  t.diagnostic(`${n} reads`);
+  // An item that is not one number is refused, saying what reads it.
+  await assert.rejects(getDecoded(await openCase(expected.find((c) => c.case === "complex64.v3"))), (e) => e.code === "UNSUPPORTED_DATA_TYPE" && /get/.test(e.message));
+});
+
+test("getDecoded: CF time (units since a date; standard, gregorian, proleptic_gregorian) as xarray decodes it", async () => {
+  const cf = expected.filter((c) => c.xarray_decoded_encoding === "ms_since_epoch");
+  assert.ok(cf.length >= 10, `${cf.length}`);
+  for (const c of cf) {
+    for (const options of [{}, { pool, useSharedArrayBuffer: false }]) {
+      const got = await getDecoded(await openCase(c), null, options);
+      assert.deepEqual(Array.from(got.data), millis(c.xarray_decoded), `${c.case} ${c.path} (${c.attrs.units})`);
+    }
+  }
+  // Another calendar is refused, naming it, before any value is read.
+  const noleap = expected.find((c) => c.refuse === "noleap");
+  await assert.rejects(getDecoded(await openCase(noleap)), (e) => e.code === "UNSUPPORTED_CALENDAR" && e.message.includes("noleap"));
+  // The numbers themselves still read with get.
+  const raw = await get(await openCase(noleap));
+  assert.deepEqual(Array.from(raw.data, String), noleap.values);
+});
+
+test("getDecoded reads xarray's bool and float variables beside its time and string coordinates", async () => {
+  for (const c of expected.filter((x) => x.case.startsWith("xr_dataset") && ["bool", "float64_hex"].includes(x.xarray_decoded_encoding))) {
+    const got = await getDecoded(await openCase(c));
+    if (c.xarray_decoded_encoding === "bool") assert.deepEqual(Array.from(got.data), c.xarray_decoded.map(Number));
+    else assert.equal(hex(got.data), c.xarray_decoded.join(""), c.case);
+  }
+});

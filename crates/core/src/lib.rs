@@ -344,7 +344,9 @@ pub fn data_type_json(
     zarr_format: u8,
     object_codec: Option<String>,
 ) -> Result<String, JsValue> {
-    Ok(array_type(data_type_json, zarr_format, object_codec)?.describe().to_string())
+    Ok(array_type(data_type_json, zarr_format, object_codec)?
+        .describe()
+        .to_string())
 }
 
 /// A JSON scalar (fill value) of a data type as one item's little-endian bytes.
@@ -361,7 +363,11 @@ pub fn fill_value_bytes(
 
 /// One item's little-endian bytes as the JSON scalar zarr-python writes.
 #[wasm_bindgen(js_name = fillValueJson)]
-pub fn fill_value_json(data_type_json: &str, zarr_format: u8, bytes: &[u8]) -> Result<String, JsValue> {
+pub fn fill_value_json(
+    data_type_json: &str,
+    zarr_format: u8,
+    bytes: &[u8],
+) -> Result<String, JsValue> {
     let t = array_type(data_type_json, zarr_format, None)?;
     Ok(t.fill_json(bytes).map_err(js_error)?.to_string())
 }

@@ -2,6 +2,7 @@
 //! scale_factor and add_offset), loaded only by the calls that need them.
 
 use wasm_bindgen::prelude::*;
+use zarr_wasm_codecs::missing::MaskAndScale;
 
 use zarr_wasm_codecs::array::ArrayData;
 use zarr_wasm_codecs::dtype::DataType;
@@ -78,17 +79,19 @@ impl DecodedReader {
     #[wasm_bindgen(constructor)]
     pub fn new(zarr_json: &str) -> Result<DecodedReader, JsValue> {
         let (meta, reader) = open_reader(zarr_json)?;
-        let dtype = DataType::from_json(meta.get("data_type").unwrap_or(&Value::Null));
-        let mask = match (&reader, dtype) {
-            (Ok(r), _) => r.layout.data_type(),
-            (Err(_), Ok(dtype)) => dtype,
-            (Err(reason), Err(_)) => return Err(unsupported(reason)),
-        };
-        // (A zarr v2 array's carry its .zarray fill value, which xarray masks too: see
-        // `layout::normalise`.)
+        // (A zarr v2 array's attributes carry its .zarray fill value, which xarray masks too:
+        // see `layout::normalise`.)
         let attributes = meta.get("attributes").cloned().unwrap_or(Value::Null);
-        let mask = zarr_wasm_codecs::missing::MaskAndScale::from_attributes(mask, &attributes)
-            .map_err(js_error)?;
+        let mask = match &reader {
+            // The array's data type from the registry: times, bool and numbers decode.
+            Ok(r) => MaskAndScale::for_array(&r.layout.array_type, &attributes),
+            Err(reason) => {
+                let dtype = DataType::from_json(meta.get("data_type").unwrap_or(&Value::Null))
+                    .map_err(|_| unsupported(reason))?;
+                MaskAndScale::from_attributes(dtype, &attributes)
+            }
+        }
+        .map_err(js_error)?;
         Ok(Self {
             reader,
             mask,
