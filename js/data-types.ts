@@ -60,6 +60,18 @@ export interface DataType extends DataTypeInfo {
  */
 export async function dataType(spec: Json, zarrFormat: 2 | 3 = 3, objectCodec?: string): Promise<DataType> {
   const wasm = await loadWasm();
+  const own = zarrFormat === 3 ? registeredFor(spec) : undefined;
+  if (own) {
+    const text = JSON.stringify(handedOver(own));
+    const info = JSON.parse(wasm.dataTypeJson(text, 3)) as DataTypeInfo;
+    return {
+      ...info,
+      v3: spec as DataTypeInfo["v3"],
+      default_fill: own.defaultFill ?? info.default_fill,
+      fillToBytes: (fill) => itemBytesOf(own, fill, spec),
+      fillToJson: (bytes) => own.fillToJson(bytes, configurationOf(spec)),
+    };
+  }
   const text = JSON.stringify(spec);
   const info = JSON.parse(wasm.dataTypeJson(text, zarrFormat, objectCodec)) as DataTypeInfo;
   return {
@@ -67,6 +79,132 @@ export async function dataType(spec: Json, zarrFormat: 2 | 3 = 3, objectCodec?: 
     fillToBytes: (fill) => wasm.fillValueBytes(text, zarrFormat, exactJson(fill)),
     fillToJson: (bytes) => exactParse(wasm.fillValueJson(text, zarrFormat, bytes)) as Json,
   };
+}
+
+/** The numeric types an item's lanes may have. */
+export type LaneType = "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float16" | "float32" | "float64";
+
+/**
+ * An application's own data type (`registerDataType`): how its zarr v3 `data_type` is named,
+ * how the codecs see an item (`lanes` values of a numeric `lane` type, each byte-swapped on
+ * its own by a big-endian `bytes` codec), its JSON fill values, and what `get` returns and
+ * `set` takes for it.
+ */
+export interface DataTypeDefinition {
+  /** The zarr v3 `data_type` name (a name alone, or `{name, configuration}`). */
+  name: string;
+  /** The numeric type of an item's lanes (default "uint8"). */
+  lane?: LaneType;
+  /** Lanes an item (1 to 65536): an item is `lanes` times the lane type's size in bytes. */
+  lanes: number;
+  /** The default fill value, in JSON. */
+  defaultFill?: Json;
+  /**
+   * A JSON fill value (and the data type's configuration, if any) as one item's bytes: its
+   * lanes, little-endian. Throw for a value the type cannot hold (it is refused at open as
+   * INVALID_SCALAR, naming the array).
+   */
+  fillToBytes(fill: Json, configuration?: Json): Uint8Array;
+  /** One item's bytes (its lanes, little-endian) as its JSON fill value. */
+  fillToJson(bytes: Uint8Array, configuration?: Json): Json;
+  /**
+   * What `get` returns for `count` items from their lanes (a typed array of the lane type,
+   * `count * lanes` long, C order); by default the lanes themselves. A selection of single
+   * indices returns element 0 of it.
+   */
+  toItems?(lanes: TypedArray, count: number): ArrayLike<unknown>;
+  /**
+   * What `set` writes for `count` items given as `items` (a `set` value's data, or `[value]`
+   * for one value): their lanes, a typed array of the lane type `count * lanes` long. By
+   * default `set` takes the lanes typed array itself. Throw for an item the type cannot hold.
+   */
+  fromItems?(items: unknown, count: number): TypedArray;
+}
+
+const LANE_TYPES: readonly string[] = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"];
+
+/** The registered data types, by their zarr v3 name. */
+const registry = new Map<string, Required<Pick<DataTypeDefinition, "lane">> & DataTypeDefinition>();
+
+/**
+ * Registers an application's own data type, so that `open`, `get`, `set`, `getDecoded`'s
+ * refusal, the pool and sharding read and write zarr v3 arrays of it (see
+ * `DataTypeDefinition`). Register before opening such an array. A name the package already
+ * has, or a malformed definition, is INVALID_ARGUMENT.
+ */
+export async function registerDataType(definition: DataTypeDefinition): Promise<void> {
+  const d = definition as Partial<DataTypeDefinition> | null;
+  const bad = (why: string) => codedError("INVALID_ARGUMENT", `registerDataType: ${why}`);
+  if (typeof d !== "object" || d === null) throw bad("takes a definition object");
+  if (typeof d.name !== "string" || d.name === "") throw bad("name must be a non-empty string");
+  const lane = d.lane ?? "uint8";
+  if (!LANE_TYPES.includes(lane)) throw bad(`lane must be one of ${LANE_TYPES.join(", ")}, got ${String(lane)}`);
+  if (!Number.isInteger(d.lanes) || d.lanes! < 1 || d.lanes! > 65536) throw bad(`lanes must be an integer from 1 to 65536, got ${String(d.lanes)}`);
+  for (const f of ["fillToBytes", "fillToJson"] as const) if (typeof d[f] !== "function") throw bad(`${f} must be a function`);
+  for (const f of ["toItems", "fromItems"] as const) if (d[f] !== undefined && typeof d[f] !== "function") throw bad(`${f} must be a function`);
+  const wasm = await loadWasm();
+  let builtIn = true;
+  try {
+    wasm.dataTypeJson(JSON.stringify(d.name), 3);
+  } catch (e) {
+    builtIn = (e as { code?: string }).code !== "UNKNOWN_DATA_TYPE";
+  }
+  if (builtIn) throw bad(`${d.name} is a data type the package has (or may not be named so)`);
+  registry.set(d.name, { ...(d as DataTypeDefinition), lane: lane as LaneType });
+}
+
+/** The registration a zarr v3 `data_type` names, if any. */
+export function registeredFor(dataTypeJson: unknown): (DataTypeDefinition & { lane: LaneType }) | undefined {
+  const name = typeof dataTypeJson === "string" ? dataTypeJson : (dataTypeJson as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? registry.get(name) : undefined;
+}
+
+function configurationOf(dataTypeJson: unknown): Json | undefined {
+  return typeof dataTypeJson === "object" && dataTypeJson !== null ? (dataTypeJson as { configuration?: Json }).configuration : undefined;
+}
+
+/** How the wasm is handed a registered type (src/types.rs, `Family::Registered`). */
+function handedOver(d: DataTypeDefinition & { lane: LaneType }): Json {
+  return { name: "zarr-wasm-codecs.registered", configuration: { name: d.name, lane: d.lane, lanes: d.lanes } };
+}
+
+const LANE_BYTES: Record<string, number> = { int8: 1, uint8: 1, int16: 2, uint16: 2, float16: 2, int32: 4, uint32: 4, float32: 4, int64: 8, uint64: 8, float64: 8 };
+
+/** A registered type's fill value as one item's bytes, checked. */
+function itemBytesOf(d: DataTypeDefinition & { lane: LaneType }, fill: Json, dataTypeJson: unknown): Uint8Array {
+  let bytes: unknown;
+  try {
+    bytes = d.fillToBytes(fill, configurationOf(dataTypeJson));
+  } catch (e) {
+    throw codedError("INVALID_SCALAR", `${exactJson(fill)} is not a valid ${d.name} value: ${(e as Error)?.message ?? e}`);
+  }
+  const size = LANE_BYTES[d.lane] * d.lanes;
+  if (!(bytes instanceof Uint8Array) || bytes.length !== size) {
+    throw codedError("INVALID_SCALAR", `${d.name}'s fillToBytes must give a Uint8Array of ${size} bytes`);
+  }
+  return bytes;
+}
+
+/**
+ * A zarr v3 metadata text whose data type is registered, as the wasm reads it: the data type
+ * handed over as lanes (`handedOver`), the fill value as base64 of its item's bytes. Other
+ * texts are returned as they are.
+ */
+export function handOverRegistered(text: string): string {
+  if (registry.size === 0) return text;
+  let meta: Record<string, unknown>;
+  try {
+    meta = exactParse(text) as Record<string, unknown>;
+  } catch {
+    return text; // Not JSON: the wasm says what is wrong.
+  }
+  const d = meta && typeof meta === "object" ? registeredFor(meta.data_type) : undefined;
+  if (!d) return text;
+  const fill = meta.fill_value === undefined || meta.fill_value === null ? (d.defaultFill ?? null) : (meta.fill_value as Json);
+  const bytes = fill === null ? new Uint8Array(LANE_BYTES[d.lane] * d.lanes) : itemBytesOf(d, fill, meta.data_type);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return exactJson({ ...meta, data_type: handedOver(d), fill_value: btoa(binary) });
 }
 
 /** A selection of items as a selection of lanes: the lanes' dimension taken whole. */
@@ -96,6 +234,12 @@ export function itemsOf(
   const shape = lanes > 1 ? chunk.shape.slice(0, -1) : chunk.shape;
   const items = shape.reduce((a, b) => a * b, 1);
   const { buffer, byteOffset } = chunk.data;
+  const own = registry.get(info.name);
+  const stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+  if (own) {
+    const data = own.toItems ? own.toItems(chunk.data, items) : chunk.data;
+    return oneItem(selection, rank) ? data[0] : { data, shape, stride };
+  }
   let data: unknown;
   switch (info.result) {
     case "BoolArray":
@@ -116,7 +260,6 @@ export function itemsOf(
     if (lanes > 1) return info.result === "Uint8Array" ? chunk.data : Array.from(chunk.data as ArrayLike<number>);
     return chunk.data[0];
   }
-  const stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
   return { data, shape, stride };
 }
 
@@ -153,9 +296,14 @@ export function valueAsLanes(
   Lane: { new (n: number): TypedArray; new (b: ArrayBufferLike, o: number, n: number): TypedArray; name: string },
 ): unknown {
   const lanes = info.lanes ?? 1;
+  const own = registry.get(info.name);
+  if (own?.fromItems) value = registeredLanes(own, value, Lane);
   if (typeof value !== "object" || value === null || Array.isArray(value) || ArrayBuffer.isView(value)) {
     // One item for the whole selection.
-    const item = itemBytes(info, value, Lane);
+    const item = own ? (value as TypedArray) : itemBytes(info, value, Lane);
+    if (own && (item?.constructor !== Lane || item.length !== lanes)) {
+      throw codedError("WRONG_ARRAY_TYPE", `a ${info.name} array takes one item as a ${Lane.name} of ${lanes} lanes`);
+    }
     const count = itemShape.reduce((a, b) => a * b, 1);
     const data = new Lane(count * lanes);
     for (let i = 0; i < count; i++) data.set(item as never, i * lanes);
@@ -170,6 +318,28 @@ export function valueAsLanes(
     shape: Array.isArray(shape) ? [...shape, lanes] : shape,
     stride: Array.isArray(stride) ? [...stride.map((s) => s * lanes), 1] : stride,
   };
+}
+
+/** A registered type's value for `set` as lanes, through its `fromItems`. */
+function registeredLanes(d: DataTypeDefinition, value: unknown, Lane: { name: string }): unknown {
+  const convert = (items: unknown, count: number): TypedArray => {
+    let lanes: TypedArray;
+    try {
+      lanes = d.fromItems!(items, count);
+    } catch (e) {
+      throw codedError("WRONG_ARRAY_TYPE", `a ${d.name} array cannot take these items: ${(e as Error)?.message ?? e}`);
+    }
+    if (lanes?.constructor?.name !== Lane.name || lanes.length !== count * d.lanes) {
+      throw codedError("WRONG_ARRAY_TYPE", `${d.name}'s fromItems must give a ${Lane.name} of ${count * d.lanes} lanes`);
+    }
+    return lanes;
+  };
+  if (typeof value === "object" && value !== null && "data" in value && "shape" in value) {
+    const v = value as { data: unknown; shape: number[]; stride: number[] };
+    const count = Array.isArray(v.shape) ? v.shape.reduce((a, b) => a * b, 1) : 0;
+    return { ...v, data: convert(v.data, count) };
+  }
+  return convert([value], 1);
 }
 
 /** One item given as a scalar, as its lanes. */
@@ -226,5 +396,8 @@ export async function dataTypeOf(arr: zarr.Array<zarr.DataType, zarr.Readable>):
   if (!found) throw codedError("INVALID_METADATA", `${arr.path}: no zarr.json or .zarray`);
   const wasm = await loadWasm();
   const meta = JSON.parse(wasm.exactMetadataJson(found.text)) as { data_type?: Json };
+  const handed = meta.data_type as { name?: string; configuration?: { name?: string } } | null;
+  // A registered type, as the wasm was handed it: described under its own name.
+  if (handed?.name === "zarr-wasm-codecs.registered") return dataType(handed.configuration?.name ?? null, 3);
   return dataType(meta.data_type ?? null, 3);
 }

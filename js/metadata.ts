@@ -2,6 +2,7 @@
 // into one text, read once per array object, so that the wasm reads 64-bit integers in it
 // exactly (JSON.parse would round them).
 import type * as zarr from "zarrita";
+import { handOverRegistered } from "./data-types.js";
 import { fromStore } from "./errors.js";
 import type { AnyStore } from "./fetch.js";
 
@@ -35,7 +36,8 @@ async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<Meta
     return bytes && new TextDecoder().decode(bytes);
   };
   const v3 = await read("zarr.json");
-  if (v3 !== undefined) return { text: v3, zarrFormat: 3 };
+  // (An application's registered data type is handed to the wasm as lanes of a numeric type.)
+  if (v3 !== undefined) return { text: handOverRegistered(v3), zarrFormat: 3 };
   const zarray = await read(".zarray");
   if (zarray === undefined) return undefined;
   const zattrs = (await read(".zattrs")) ?? "{}";

@@ -125,7 +125,19 @@ pub enum Family {
     String,
     /// `bytes` (v2: `|O` with vlen-bytes).
     Bytes,
+    /// A data type an application registered (JavaScript's `registerDataType`), which the
+    /// JavaScript side hands over as `{"name": "zarr-wasm-codecs.registered", "configuration":
+    /// {"name", "lane", "lanes"}}`: its items are `lanes` values of `lane`, its fill value the
+    /// base64 of one item's little-endian bytes.
+    Registered {
+        name: String,
+        lane: DataType,
+        lanes: usize,
+    },
 }
+
+/// The `data_type` name under which the JavaScript side hands over a registered data type.
+pub const REGISTERED: &str = "zarr-wasm-codecs.registered";
 
 /// A data type of the registry's fixed table: the v3 name, numpy's v2 code, the family.
 struct Fixed {
@@ -261,6 +273,9 @@ impl ArrayType {
             }
             return Ok(ArrayType::new(row.family.clone()));
         }
+        if name == REGISTERED {
+            return registered(config).map(ArrayType::new);
+        }
         if let Some(bits) = raw_bits(name) {
             return Ok(ArrayType::new(Family::RawBits { bits: bits? }));
         }
@@ -374,6 +389,7 @@ impl ArrayType {
     pub fn name(&self) -> String {
         match &self.family {
             Family::RawBits { bits } => format!("r{bits}"),
+            Family::Registered { name, .. } => name.clone(),
             f => FIXED
                 .iter()
                 .find(|r| r.family == *f)
@@ -404,6 +420,19 @@ impl ArrayType {
             Family::NullTerminatedBytes { len } | Family::RawBytes { len } => {
                 Value::object([("length_bytes", Value::from(*len as u64))])
             }
+            Family::Registered { name, lane, lanes } => {
+                return Value::object([
+                    ("name", Value::from(REGISTERED)),
+                    (
+                        "configuration",
+                        Value::object([
+                            ("name", Value::from(name.as_str())),
+                            ("lane", Value::from(lane.name())),
+                            ("lanes", Value::from(*lanes as u64)),
+                        ]),
+                    ),
+                ])
+            }
             _ => return Value::from(self.name()),
         };
         Value::object([
@@ -432,6 +461,7 @@ impl ArrayType {
             Family::NullTerminatedBytes { len } => format!("S{len}"),
             Family::RawBytes { len } => format!("V{len}"),
             Family::RawBits { bits } => format!("V{}", bits / 8),
+            Family::Registered { lane, lanes, .. } => format!("V{}", lane.size() * lanes),
             f => FIXED
                 .iter()
                 .find(|r| r.family == *f)
@@ -462,6 +492,7 @@ impl ArrayType {
                 (DataType::UInt8, *len)
             }
             Family::RawBits { bits } => (DataType::UInt8, bits / 8),
+            Family::Registered { lane, lanes, .. } => (*lane, *lanes),
             Family::String | Family::Bytes => return None,
         })
     }
@@ -480,8 +511,8 @@ impl ArrayType {
     }
 
     /// What a read gives in JavaScript: a typed array's name (a complex array's values
-    /// interleaved, real then imaginary; a datetime's int64 counts), or zarrita's classes
-    /// for strings and fixed bytes.
+    /// interleaved, real then imaginary; a datetime's int64 counts; a registered type's
+    /// lanes), or zarrita's classes for strings and fixed bytes.
     pub fn result(&self) -> &'static str {
         match &self.family {
             Family::Number(dt) => dt.typed_arrays()[0],
@@ -493,6 +524,8 @@ impl ArrayType {
             Family::NullTerminatedBytes { .. } => "ByteStringArray",
             Family::RawBytes { .. } | Family::RawBits { .. } => "Uint8Array",
             Family::String | Family::Bytes => "Array",
+            // The lanes' typed array, which the application's registration turns into items.
+            Family::Registered { lane, .. } => lane.typed_arrays()[0],
         }
     }
 
@@ -508,6 +541,9 @@ impl ArrayType {
             Family::NullTerminatedBytes { .. } | Family::Bytes => Value::from(""),
             Family::RawBytes { len } => Value::from(crate::base64::encode(&vec![0; *len])),
             Family::RawBits { bits } => Value::Array(vec![Value::from(0u64); bits / 8]),
+            Family::Registered { lane, lanes, .. } => {
+                Value::from(crate::base64::encode(&vec![0; lane.size() * lanes]))
+            }
         }
     }
 
@@ -581,6 +617,15 @@ impl ArrayType {
                     out[4 * i..4 * i + 4].copy_from_slice(&p.to_le_bytes());
                 }
                 out
+            }
+            Family::Registered { lane, lanes, .. } => {
+                let len = lane.size() * lanes;
+                let s = value.as_str().ok_or_else(|| bad("expected base64 text"))?;
+                let bytes = crate::base64::decode(s).ok_or_else(|| bad("not base64"))?;
+                if bytes.len() != len {
+                    return Err(bad(&format!("{} bytes for a type of {len}", bytes.len())));
+                }
+                bytes
             }
             Family::NullTerminatedBytes { len } | Family::RawBytes { len } => {
                 let s = value.as_str().ok_or_else(|| bad("expected base64 text"))?;
@@ -675,7 +720,9 @@ impl ArrayType {
                 let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
                 Value::from(crate::base64::encode(&bytes[..end]))
             }
-            Family::RawBytes { .. } => Value::from(crate::base64::encode(bytes)),
+            Family::RawBytes { .. } | Family::Registered { .. } => {
+                Value::from(crate::base64::encode(bytes))
+            }
             Family::RawBits { .. } => {
                 Value::Array(bytes.iter().map(|&b| Value::from(u64::from(b))).collect())
             }
@@ -738,6 +785,30 @@ fn raw_bits(name: &str) -> Option<Result<usize>> {
             "data type {name}: raw bits must be a positive multiple of 8"
         ))),
     })
+}
+
+/// A registered data type as the JavaScript side hands it over (see [`Family::Registered`]).
+fn registered(config: Option<&Value>) -> Result<Family> {
+    let config = config.ok_or_else(|| invalid(format!("{REGISTERED} needs a configuration")))?;
+    let name = config.get("name").and_then(Value::as_str);
+    let lane = config
+        .get("lane")
+        .and_then(Value::as_str)
+        .and_then(|l| DataType::from_name(l).ok());
+    let lanes = config
+        .get("lanes")
+        .and_then(Value::as_u64)
+        .filter(|&n| (1..=1 << 16).contains(&n));
+    match (name, lane, lanes) {
+        (Some(name), Some(lane), Some(lanes)) => Ok(Family::Registered {
+            name: name.to_string(),
+            lane,
+            lanes: lanes as usize,
+        }),
+        _ => Err(invalid(format!(
+            "{REGISTERED}'s configuration needs a name, a numeric lane type and 1 to 65536 lanes, got {config}"
+        ))),
+    }
 }
 
 /// A configured data type from its configuration (zarr v3's, or one made from a v2 dtype).
