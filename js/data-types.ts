@@ -84,17 +84,32 @@ export async function dataType(spec: Json, zarrFormat: 2 | 3 = 3, objectCodec?: 
 /** The numeric types an item's lanes may have. */
 export type LaneType = "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float16" | "float32" | "float64";
 
+/** The typed array that holds lanes of each type (float16: their bits). */
+export interface LaneArrays {
+  int8: Int8Array;
+  int16: Int16Array;
+  int32: Int32Array;
+  int64: BigInt64Array;
+  uint8: Uint8Array;
+  uint16: Uint16Array;
+  uint32: Uint32Array;
+  uint64: BigUint64Array;
+  float16: Uint16Array;
+  float32: Float32Array;
+  float64: Float64Array;
+}
+
 /**
  * An application's own data type (`registerDataType`): how its zarr v3 `data_type` is named,
  * how the codecs see an item (`lanes` values of a numeric `lane` type, each byte-swapped on
  * its own by a big-endian `bytes` codec), its JSON fill values, and what `get` returns and
  * `set` takes for it.
  */
-export interface DataTypeDefinition {
+export interface DataTypeDefinition<L extends LaneType = LaneType> {
   /** The zarr v3 `data_type` name (a name alone, or `{name, configuration}`). */
   name: string;
   /** The numeric type of an item's lanes (default "uint8"). */
-  lane?: LaneType;
+  lane?: L;
   /** Lanes an item (1 to 65536): an item is `lanes` times the lane type's size in bytes. */
   lanes: number;
   /** The default fill value, in JSON. */
@@ -112,13 +127,13 @@ export interface DataTypeDefinition {
    * `count * lanes` long, C order); by default the lanes themselves. A selection of single
    * indices returns element 0 of it.
    */
-  toItems?(lanes: TypedArray, count: number): ArrayLike<unknown>;
+  toItems?(lanes: LaneArrays[L], count: number): ArrayLike<unknown>;
   /**
    * What `set` writes for `count` items given as `items` (a `set` value's data, or `[value]`
    * for one value): their lanes, a typed array of the lane type `count * lanes` long. By
    * default `set` takes the lanes typed array itself. Throw for an item the type cannot hold.
    */
-  fromItems?(items: unknown, count: number): TypedArray;
+  fromItems?(items: ArrayLike<unknown>, count: number): LaneArrays[L];
 }
 
 const LANE_TYPES: readonly string[] = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"];
@@ -132,7 +147,7 @@ const registry = new Map<string, Required<Pick<DataTypeDefinition, "lane">> & Da
  * `DataTypeDefinition`). Register before opening such an array. A name the package already
  * has, or a malformed definition, is INVALID_ARGUMENT.
  */
-export async function registerDataType(definition: DataTypeDefinition): Promise<void> {
+export async function registerDataType<L extends LaneType = "uint8">(definition: DataTypeDefinition<L>): Promise<void> {
   const d = definition as Partial<DataTypeDefinition> | null;
   const bad = (why: string) => codedError("INVALID_ARGUMENT", `registerDataType: ${why}`);
   if (typeof d !== "object" || d === null) throw bad("takes a definition object");
@@ -150,7 +165,7 @@ export async function registerDataType(definition: DataTypeDefinition): Promise<
     builtIn = (e as { code?: string }).code !== "UNKNOWN_DATA_TYPE";
   }
   if (builtIn) throw bad(`${d.name} is a data type the package has (or may not be named so)`);
-  registry.set(d.name, { ...(d as DataTypeDefinition), lane: lane as LaneType });
+  registry.set(d.name, { ...(d as unknown as DataTypeDefinition), lane: lane as LaneType });
 }
 
 /** The registration a zarr v3 `data_type` names, if any. */
@@ -237,7 +252,7 @@ export function itemsOf(
   const own = registry.get(info.name);
   const stride = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
   if (own) {
-    const data = own.toItems ? own.toItems(chunk.data, items) : chunk.data;
+    const data = own.toItems ? own.toItems(chunk.data as never, items) : chunk.data;
     return oneItem(selection, rank) ? data[0] : { data, shape, stride };
   }
   let data: unknown;
@@ -325,7 +340,7 @@ function registeredLanes(d: DataTypeDefinition, value: unknown, Lane: { name: st
   const convert = (items: unknown, count: number): TypedArray => {
     let lanes: TypedArray;
     try {
-      lanes = d.fromItems!(items, count);
+      lanes = d.fromItems!(items as ArrayLike<unknown>, count) as TypedArray;
     } catch (e) {
       throw codedError("WRONG_ARRAY_TYPE", `a ${d.name} array cannot take these items: ${(e as Error)?.message ?? e}`);
     }

@@ -162,6 +162,6 @@ export { set } from "./write.js";
 export type { ChunkValue, SetOptions } from "./write.js";
 export { open } from "./open.js";
 export { dataType, dataTypeOf, registerDataType } from "./data-types.js";
-export type { DataType, DataTypeDefinition, DataTypeInfo, LaneType } from "./data-types.js";
+export type { DataType, DataTypeDefinition, DataTypeInfo, LaneArrays, LaneType } from "./data-types.js";
 export { ERROR_CODES, errorCode, isCodecError } from "./errors.js";
 export type { CodecError, ErrorCode } from "./errors.js";

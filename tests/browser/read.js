@@ -1,7 +1,7 @@
 // Shared by the browser pages: reads fixture stores over HTTP with zarrita's FetchStore and this
 // package's codecs, and reports what it decoded (hex of the bytes, as the Node tests compare).
 import * as zarr from "zarrita";
-import { get, getDecoded, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+import { get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 import { zfpStore } from "./zfp-store.js";
 import { hex } from "./hex.js";
 
@@ -152,4 +152,52 @@ export async function writeVerifiedCases() {
     await pool.terminate();
   }
   return results;
+}
+
+/**
+ * Every data-type store of tests/fixtures/dtypes (zarr-python's and xarray's bool, complex,
+ * datetime64 and timedelta64, fixed_length_utf32, fixed and raw bytes, float16; v2 and v3,
+ * big-endian, order F, sharded) read over HTTP with `open` + `get` on one thread and in a pool
+ * (shared and transferred), item for item, and the decoded reads (times as milliseconds, bool,
+ * CF time as xarray decodes it): the cases that differ.
+ */
+export async function readDataTypeStores() {
+  const { itemCases, itemsGot, itemsWanted, millis, hex: hexOf } = await import("/tests/fixtures/dtypes/items.mjs");
+  const base = new URL("/tests/fixtures/dtypes/", location.href).href;
+  const expected = await (await fetch(`${base}expected.json`)).json();
+  const pool = new WorkerPool(2);
+  const wrong = [];
+  const openCase = (c) => {
+    const root = zarr.root(new zarr.FetchStore(`${base}${c.store}`));
+    return open(c.path ? root.resolve(c.path) : root);
+  };
+  let read = 0;
+  for (const c of itemCases(expected)) {
+    const arr = await openCase(c);
+    for (const [how, options] of [["one thread", {}], ["pool", { pool }], ["pool, transferred", { pool, useSharedArrayBuffer: false }]]) {
+      const got = await get(arr, null, options);
+      if (JSON.stringify(itemsGot(c, got.data)) !== JSON.stringify(itemsWanted(c))) wrong.push(`${c.case} ${c.path} (${how})`);
+    }
+    read++;
+  }
+  let decoded = 0;
+  for (const c of expected) {
+    const times = ["datetime64", "timedelta64", "bool"].includes(c.encoding) && c.metadata_data_type !== "int64";
+    const cf = c.xarray_decoded_encoding === "ms_since_epoch";
+    if (!times && !cf) continue;
+    const want = cf ? millis(c.xarray_decoded) : c.encoding === "bool" ? c.values.map(Number) : millis(c.ms_since_epoch);
+    const got = await getDecoded(await openCase(c), null, { pool });
+    if (JSON.stringify(Array.from(got.data)) !== JSON.stringify(want)) wrong.push(`${c.case} ${c.path} (getDecoded)`);
+    decoded++;
+  }
+  // float16 where the engine has a Float16Array: get gives it.
+  let float16 = 0;
+  for (const c of expected.filter((x) => x.case.startsWith("float16"))) {
+    if (!globalThis.Float16Array) break;
+    const got = await get(await openCase(c));
+    if (hexOf(got.data) !== c.values_hex) wrong.push(`${c.case} (float16)`);
+    float16++;
+  }
+  await pool.terminate();
+  return { read, decoded, float16, wrong };
 }

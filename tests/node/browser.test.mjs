@@ -252,6 +252,23 @@ test("browser, no bundler: zarr-python's compressed, sharded and v2 stores equal
   assert.deepEqual(consoleErrors, []);
 });
 
+test("browser, no bundler: every data type zarr-python and xarray wrote, item for item, one thread and pooled; decoded times", async () => {
+  const expected = JSON.parse(readFileSync(join(root, "tests/fixtures/dtypes/expected.json"), "utf8"));
+  const quiet = (page) => page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && consoleErrors.push(m.text()));
+  for (const isolate of ["", "&isolate=1"]) {
+    const result = await runPage(`${base}/tests/browser/plain.html?dtypes=1${isolate}`, quiet, 120000);
+    assert.ok(result.read >= 40, `${result.read} read`);
+    const decoded = expected.filter(
+      (c) => (["datetime64", "timedelta64", "bool"].includes(c.encoding) && c.metadata_data_type !== "int64") || c.xarray_decoded_encoding === "ms_since_epoch",
+    );
+    assert.equal(result.decoded, decoded.length);
+    // Chromium has a Float16Array: float16 reads with get there.
+    assert.equal(result.float16, expected.filter((c) => c.case.startsWith("float16")).length);
+    assert.deepEqual(result.wrong, []);
+  }
+  assert.deepEqual(consoleErrors, []);
+});
+
 test("browser, no bundler: set writes, on one thread and pooled, the stores zarr-python read exactly (tests/fixtures/written)", async () => {
   const verified = JSON.parse(readFileSync(join(root, "tests/fixtures/written/verified.json"), "utf8"));
   for (const isolate of ["", "&isolate=1"]) {

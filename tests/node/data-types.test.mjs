@@ -17,6 +17,7 @@ import * as zarr from "zarrita";
 import { dataType, dataTypeOf, get, getDecoded, loadWasm, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 
 import { exactParse } from "../../dist/json.js";
+import { hex, itemCases, itemsGot, itemsWanted, millis } from "../fixtures/dtypes/items.mjs";
 import { memoryStore } from "../fixtures/written/cases.mjs";
 
 registerCodecs();
@@ -27,62 +28,8 @@ const scalars = JSON.parse(readFileSync(join(dir, "scalars.json"), "utf8"));
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-const hex = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("hex");
-const ENCODINGS = ["bool", "complex", "datetime64", "timedelta64", "string", "bytes_base64", "void_hex"];
 const hasFloat16 = "Float16Array" in globalThis;
-/** The cases `get` reads as items of these types (not the ones that are plain numbers). */
-const cases = expected.filter(
-  (c) => ENCODINGS.includes(c.encoding) && c.metadata_data_type !== "int64" && !["string", "|O"].includes(c.metadata_data_type),
-);
-
-/** The item bytes of a result, little-endian, as one hex string or a list per item. */
-function itemsWanted(c) {
-  switch (c.encoding) {
-    case "bool":
-      return c.values;
-    case "complex":
-      return c.values_hex;
-    case "datetime64":
-    case "timedelta64":
-      return c.values;
-    case "string":
-      return c.values;
-    case "bytes_base64":
-      return c.values;
-    case "void_hex":
-      return c.values;
-  }
-}
-
-function itemsGot(c, data) {
-  switch (c.encoding) {
-    case "bool":
-      return Array.from({ length: data.length }, (_, i) => data.get(i));
-    case "complex":
-      return hex(data);
-    case "datetime64":
-    case "timedelta64":
-      return Array.from(data, String);
-    case "string": {
-      // The code points as stored (zarrita's UnicodeStringArray.get drops every NUL, numpy
-      // only trailing ones: compared from the buffer, exactly).
-      const points = new Uint32Array(data.buffer, data.byteOffset, data.byteLength / 4);
-      const chars = data.chars;
-      return Array.from({ length: data.length }, (_, i) =>
-        String.fromCodePoint(...points.subarray(i * chars, i * chars + chars)).replace(/\0+$/, ""),
-      );
-    }
-    case "bytes_base64": {
-      const raw = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-      const n = c.metadata_data_type.configuration?.length_bytes ?? Number(/\d+/.exec(c.metadata_data_type)[0]);
-      return Array.from({ length: raw.length / n }, (_, i) => raw.subarray(i * n, i * n + n).toString("base64"));
-    }
-    case "void_hex": {
-      const n = data.length / c.values.length;
-      return Array.from({ length: c.values.length }, (_, i) => hex(data.subarray(i * n, i * n + n)));
-    }
-  }
-}
+const cases = itemCases(expected);
 
 async function openCase(c) {
   const store = new FileSystemStore(join(dir, c.store));
@@ -356,9 +303,6 @@ test("the fixtures are the generator's (every store listed, nothing else)", () =
   const stores = readdirSync(join(dir, "stores")).map((s) => `stores/${s}`);
   assert.deepEqual([...listed].sort(), stores.filter((s) => statSync(join(dir, s)).isDirectory()).sort());
 });
-
-/** Milliseconds as the fixtures give them (null: NaT) as getDecoded's Float64Array holds them. */
-const millis = (list) => list.map((v) => (v === null ? NaN : v));
 
 test("getDecoded: datetime64 and timedelta64 as milliseconds (NaT: NaN), bool as 0 and 1, exactly", async (t) => {
   let n = 0;

@@ -9,6 +9,11 @@ import {
   type CodecRegistry,
   createChain,
   type DataRange,
+  type DataType,
+  dataType,
+  type DataTypeDefinition,
+  type DataTypeInfo,
+  dataTypeOf,
   type DecodedChunk,
   defaultPool,
   ERROR_CODES,
@@ -19,6 +24,8 @@ import {
   type GetOptions,
   type GetResult,
   isCodecError,
+  type LaneArrays,
+  type LaneType,
   loadWasm,
   loadZfp,
   open,
@@ -27,6 +34,7 @@ import {
   type PlanOptions,
   type PoolOptions,
   registerCodecs,
+  registerDataType,
   scalarToJson,
   type Selection,
   set,
@@ -102,10 +110,26 @@ try {
   }
 }
 
+// Data types: the registry's descriptions, and an app's own type (RGB triples of uint16 lanes).
+const c64: DataType = await dataType("<c8", 2);
+const info: DataTypeInfo = await dataTypeOf(arr);
+const bits: Uint8Array = c64.fillToBytes([1, 2]);
+const lane: LaneType = "uint16";
+const rgb: DataTypeDefinition<"uint16"> = {
+  name: "rgb16",
+  lane,
+  lanes: 3,
+  fillToBytes: (fill) => new Uint8Array(new Uint16Array(Array.isArray(fill) ? fill.map(Number) : [0, 0, 0]).buffer),
+  fillToJson: (bytes) => Array.from(new Uint16Array(bytes.buffer, bytes.byteOffset, 3)),
+  toItems: (lanes: LaneArrays["uint16"], count: number) => Array.from({ length: count }, (_, i) => lanes.subarray(3 * i, 3 * i + 3)),
+  fromItems: (items, count) => Uint16Array.from({ length: 3 * count }, (_, k) => Number((items[Math.floor(k / 3)] as number[])[k % 3])),
+};
+await registerDataType(rgb);
+
 // The low-level pieces.
 const wasm = await loadWasm();
 const zfp = await loadZfp();
 const chain = await createChain({ data_type: "float64", codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
 const json: string = scalarToJson(1n);
 
-export { chain, codes, floats, json, names, one, plan, plane, pooled, shape, shared, strip, wasm, zfp };
+export { bits, chain, codes, floats, info, json, names, one, plan, plane, pooled, shape, shared, strip, wasm, zfp };
