@@ -169,8 +169,9 @@ impl fmt::Display for Error {
             Error::InvalidMetadata { message } => write!(f, "invalid array metadata: {message}"),
             Error::UnsupportedCalendar { calendar } => write!(
                 f,
-                "CF time in the calendar {calendar:?} is not read as dates (the calendars read \
-                 are standard, gregorian and proleptic_gregorian): read the numbers with get"
+                "CF time in the calendar {} is not read as dates (the calendars read are \
+                 standard, gregorian and proleptic_gregorian): read the numbers with get",
+                quoted(calendar)
             ),
             Error::Cast { codec, message } => write!(f, "{codec}: {message}"),
             Error::Overflow { codec, message } => write!(f, "{codec}: {message}"),

@@ -4,7 +4,7 @@
 //! calendars it reads with numpy's proleptic Gregorian dates (standard, gregorian,
 //! proleptic_gregorian); another calendar is refused, naming it.
 
-use crate::error::{Error, Result};
+use crate::error::{quoted, Error, Result};
 use crate::json::Map;
 use crate::types::{TimeUnit, NAT};
 
@@ -81,7 +81,7 @@ impl CfTime {
             return Ok(None);
         };
         let invalid = |why: &str| Error::InvalidMetadata {
-            message: format!("attribute units {units:?}: {why}"),
+            message: format!("attribute units {}: {why}", quoted(units)),
         };
         // xarray: lower case, plural, one of these.
         let mut unit = unit.trim().to_ascii_lowercase();

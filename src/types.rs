@@ -11,8 +11,8 @@
 //! Every JSON form follows zarr-python 3.4.2 (`zarr.core.dtype`), checked against its own
 //! round trips (`tests/fixtures/dtypes/scalars.json`).
 
-use half::f16;
 
+use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
 use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
@@ -674,38 +674,27 @@ impl ArrayType {
                 ),
             });
         }
-        let scalar = |dt: DataType, b: &[u8]| -> Value {
-            match dt {
-                DataType::Float16 => Scalar::Float16(f16::from_le_bytes([b[0], b[1]])),
-                DataType::Float32 => Scalar::Float32(f32::from_le_bytes(b.try_into().unwrap())),
-                DataType::Float64 => Scalar::Float64(f64::from_le_bytes(b.try_into().unwrap())),
-                DataType::Int8 => Scalar::Int8(b[0] as i8),
-                DataType::UInt8 => Scalar::UInt8(b[0]),
-                DataType::Int16 => Scalar::Int16(i16::from_le_bytes(b.try_into().unwrap())),
-                DataType::UInt16 => Scalar::UInt16(u16::from_le_bytes(b.try_into().unwrap())),
-                DataType::Int32 => Scalar::Int32(i32::from_le_bytes(b.try_into().unwrap())),
-                DataType::UInt32 => Scalar::UInt32(u32::from_le_bytes(b.try_into().unwrap())),
-                DataType::Int64 => Scalar::Int64(i64::from_le_bytes(b.try_into().unwrap())),
-                DataType::UInt64 => Scalar::UInt64(u64::from_le_bytes(b.try_into().unwrap())),
-            }
-            .to_json()
+        // One value of a numeric type from its little-endian bytes, in its JSON form.
+        let scalar = |dt: DataType, b: &[u8]| -> Result<Value> {
+            let one = ArrayData::from_le_bytes(dt, b)?.get(0);
+            Ok(one.map_or(Value::Null, |v| v.to_json()))
         };
         Ok(match &self.family {
-            Family::Number(dt) => scalar(*dt, bytes),
+            Family::Number(dt) => scalar(*dt, bytes)?,
             Family::Bool => Value::Bool(bytes[0] != 0),
             Family::Complex(part) => {
                 let half = part.size();
                 Value::Array(vec![
-                    scalar(*part, &bytes[..half]),
-                    scalar(*part, &bytes[half..]),
+                    scalar(*part, &bytes[..half])?,
+                    scalar(*part, &bytes[half..])?,
                 ])
             }
-            Family::Time { .. } => Value::from(i64::from_le_bytes(bytes.try_into().unwrap())),
+            Family::Time { .. } => scalar(DataType::Int64, bytes)?,
             Family::Utf32 { .. } => {
                 // numpy strips the trailing NULs only (an embedded one is a character).
                 let points: Vec<u32> = bytes
                     .chunks_exact(4)
-                    .map(|p| u32::from_le_bytes(p.try_into().unwrap()))
+                    .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]))
                     .collect();
                 let end = points.iter().rposition(|&p| p != 0).map_or(0, |i| i + 1);
                 let mut s = String::new();

@@ -600,9 +600,10 @@ impl ArrayLayout {
     }
 
     /// The item size of what the (inner) chunk's bytes -> bytes codecs receive: the values
-    /// the array -> bytes codec lays out.
+    /// the array -> bytes codec lays out, a whole item of lanes (a complex128's 16 bytes, as
+    /// numcodecs' blosc takes the dtype's itemsize for its typesize).
     pub fn stored_item_size(&self) -> usize {
-        self.chain.encoded_data_type().size()
+        self.chain.encoded_data_type().size() * self.lanes
     }
 
     /// The whole-chunk serializer as the JavaScript side builds it: the codec, its module, the
@@ -654,7 +655,8 @@ impl ArrayLayout {
             }
         };
         let fill_bytes = &self.fill_bytes;
-        let chunk_bytes = self.chain.len() * self.stored_item_size();
+        // (The chain's length counts lanes.)
+        let chunk_bytes = self.chain.len() * self.chain.encoded_data_type().size();
         Value::object([
             ("data_type", Value::from(self.data_type().name())),
             ("array_data_type", self.array_type.describe()),
