@@ -35,6 +35,13 @@ export interface DataTypeInfo {
   result: string;
   /** The default fill value, in JSON (zarr-python's `default_scalar()`). */
   default_fill: Json;
+  /**
+   * bfloat16, float8/6/4, int2/int4/uint2/uint4: the bits of a value, and whether it is
+   * signed. `get` returns the stored bits (bfloat16: a Uint16Array; the others a Uint8Array,
+   * int2 and int4 an Int8Array of the sign-extended values), `getDecoded` the values.
+   */
+  bits?: number;
+  signed?: boolean;
   /** datetime64 and timedelta64: the unit ("ns", "s", "D", ...), scale factor, and which. */
   unit?: string;
   scale_factor?: number;
@@ -316,6 +323,7 @@ export function valueAsLanes(
   if (typeof value !== "object" || value === null || Array.isArray(value) || ArrayBuffer.isView(value)) {
     // One item for the whole selection.
     const item = own ? (value as TypedArray) : itemBytes(info, value, Lane);
+    checkNarrow(info, item);
     if (own && (item?.constructor !== Lane || item.length !== lanes)) {
       throw codedError("WRONG_ARRAY_TYPE", `a ${info.name} array takes one item as a ${Lane.name} of ${lanes} lanes`);
     }
@@ -327,12 +335,29 @@ export function valueAsLanes(
   }
   const { data, shape, stride } = value as { data: unknown; shape: number[]; stride: number[] };
   const under = lanesUnder(info, data, Lane);
+  checkNarrow(info, under);
   if (lanes <= 1) return { data: under, shape, stride };
   return {
     data: under,
     shape: Array.isArray(shape) ? [...shape, lanes] : shape,
     stride: Array.isArray(stride) ? [...stride.map((s) => s * lanes), 1] : stride,
   };
+}
+
+/**
+ * Refuses (WRONG_ARRAY_TYPE) a narrow type's values outside its bits: an int4 of 8, a
+ * float4_e2m1fn's byte above 0x0f. (The stored bits of bfloat16 and float8 are all values.)
+ */
+function checkNarrow(info: DataTypeInfo, lanes: TypedArray): void {
+  if (info.bits === undefined || info.bits >= 8 * lanes.BYTES_PER_ELEMENT) return;
+  const isFloat = info.name.startsWith("float");
+  const [lo, hi] = info.signed && !isFloat ? [-(2 ** (info.bits - 1)), 2 ** (info.bits - 1) - 1] : [0, 2 ** info.bits - 1];
+  for (let i = 0; i < lanes.length; i++) {
+    const v = Number(lanes[i]);
+    if (v < lo || v > hi) {
+      throw codedError("WRONG_ARRAY_TYPE", `a ${info.name} array holds ${isFloat ? "bit patterns" : "values"} from ${lo} to ${hi}, got ${v} at ${i}`);
+    }
+  }
 }
 
 /** A registered type's value for `set` as lanes, through its `fromItems`. */

@@ -21,7 +21,7 @@ use crate::dtype::{DataType, Scalar};
 use crate::error::{Error, Result};
 use crate::float;
 use crate::times::CfTime;
-use crate::types::{ArrayType, Family, TimeUnit};
+use crate::types::{ArrayType, Family, Narrow, TimeUnit};
 
 /// The registration of the zarr missing_value convention in an array's `zarr_conventions`.
 pub struct Convention {
@@ -64,6 +64,8 @@ pub struct MaskAndScale {
     table: std::cell::OnceCell<Box<[f64]>>,
     /// Times, read as milliseconds since 1970-01-01.
     clock: Option<Clock>,
+    /// A narrow type's stored bits, read as the values they stand for.
+    narrow: Option<Narrow>,
 }
 
 /// How a decoded read reads times.
@@ -173,6 +175,7 @@ impl MaskAndScale {
             add_offset,
             table: std::cell::OnceCell::new(),
             clock,
+            narrow: None,
         })
     }
 
@@ -184,6 +187,13 @@ impl MaskAndScale {
         match &array_type.family {
             Family::Number(dt) => Self::from_attributes(*dt, attributes),
             Family::Bool => Self::from_attributes(DataType::UInt8, &Value::Null),
+            Family::Narrow(n) => {
+                // The values, then masking and scaling as for any number (float32 working
+                // type: every value of these types is a float32).
+                let mut d = Self::from_attributes(n.lane(), attributes)?;
+                d.narrow = Some(*n);
+                Ok(d)
+            }
             Family::Time { unit, scale, delta } => {
                 if crate::times::time_millis(0, *unit, *scale, *delta).is_none() {
                     return Err(Error::UnsupportedDataType {
@@ -253,6 +263,16 @@ impl MaskAndScale {
                 ArrayData::UInt8(v) => all(v, out, |x| table[usize::from(x)]),
                 ArrayData::Int16(v) => all(v, out, |x| table[usize::from(x as u16)]),
                 ArrayData::UInt16(v) => all(v, out, |x| table[usize::from(x)]),
+                _ => {}
+            }
+            return Ok(());
+        }
+        // A narrow type's values, where a decode is too short for the table.
+        if let Some(n) = self.narrow {
+            match data {
+                ArrayData::UInt8(v) => all(v, out, |x| self.finish(n.value(u32::from(x)))),
+                ArrayData::Int8(v) => all(v, out, |x| self.finish(n.value(u32::from(x as u8)))),
+                ArrayData::UInt16(v) => all(v, out, |x| self.finish(n.value(u32::from(x)))),
                 _ => {}
             }
             return Ok(());
@@ -336,13 +356,22 @@ impl MaskAndScale {
     }
 
     fn table(&self, len: usize) -> Option<&[f64]> {
-        // Indexed by the stored bit pattern, valued as the type the values are read as.
-        let (count, value): (usize, fn(usize) -> f64) = match self.view {
-            DataType::Int8 => (256, |b| f64::from(b as u8 as i8)),
-            DataType::UInt8 => (256, |b| b as f64),
-            DataType::Int16 => (65536, |b| f64::from(b as u16 as i16)),
-            DataType::UInt16 => (65536, |b| b as f64),
+        // Indexed by the stored bit pattern, valued as the type the values are read as (a
+        // narrow type's: the value its bits stand for).
+        let count: usize = match self.view {
+            DataType::Int8 | DataType::UInt8 => 256,
+            DataType::Int16 | DataType::UInt16 => 65536,
             _ => return None,
+        };
+        let value = |b: usize| -> f64 {
+            if let Some(n) = self.narrow {
+                return n.value(b as u32);
+            }
+            match self.view {
+                DataType::Int8 => f64::from(b as u8 as i8),
+                DataType::Int16 => f64::from(b as u16 as i16),
+                _ => b as f64,
+            }
         };
         if let Some(table) = self.table.get() {
             return Some(table);

@@ -11,7 +11,6 @@
 //! Every JSON form follows zarr-python 3.4.2 (`zarr.core.dtype`), checked against its own
 //! round trips (`tests/fixtures/dtypes/scalars.json`).
 
-
 use crate::array::ArrayData;
 use crate::dtype::{DataType, Scalar};
 use crate::error::{quoted, Error, Result};
@@ -125,6 +124,8 @@ pub enum Family {
     String,
     /// `bytes` (v2: `|O` with vlen-bytes).
     Bytes,
+    /// bfloat16, float8/6/4, int2/int4/uint2/uint4 (see [`Narrow`]).
+    Narrow(Narrow),
     /// A data type an application registered (JavaScript's `registerDataType`), which the
     /// JavaScript side hands over as `{"name": "zarr-wasm-codecs.registered", "configuration":
     /// {"name", "lane", "lanes"}}`: its items are `lanes` values of `lane`, its fill value the
@@ -192,24 +193,328 @@ const CONFIGURED: [(&str, char, Configured); 5] = [
     ("raw_bytes", 'V', Configured::RawBytes),
 ];
 
-/// Names registered in zarr-extensions that the package does not read yet.
-const NOT_READ: [&str; 15] = [
-    "bfloat16",
-    "int2",
-    "int4",
-    "uint2",
-    "uint4",
-    "float4_e2m1fn",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
+/// The zarr-extensions numeric types of 16 bits or fewer that JavaScript has no typed array
+/// for: bfloat16, the float8, float6 and float4 formats, int2/int4/uint2/uint4. Their items are
+/// stored as zarrs lays them out with `bytes`: one byte each (bfloat16: two, little-endian),
+/// the value in the low bits (sign-extended for int2 and int4). A read gives the stored bits or
+/// bytes; [`Narrow::value`] is what they stand for, with the upper bits ignored, as the
+/// zarr-extensions definitions say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrow {
+    BFloat16,
+    Float8E4M3,
+    Float8E5M2,
+    Float8E4M3Fnuz,
+    Float8E5M2Fnuz,
+    Float8E4M3B11Fnuz,
+    Float8E3M4,
+    Float8E8M0Fnu,
+    Float6E2M3Fn,
+    Float6E3M2Fn,
+    Float4E2M1Fn,
+    Int2,
+    Int4,
+    UInt2,
+    UInt4,
+}
+
+/// Where a narrow float format keeps its infinities and NaNs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Specials {
+    /// As IEEE 754: the largest exponent is infinity (mantissa 0) or NaN.
+    Ieee,
+    /// "fnuz": no infinity, no negative zero; the pattern of negative zero is the one NaN.
+    Fnuz,
+    /// "fn": finite only.
+    Finite,
+    /// float8_e8m0fnu: an unsigned exponent alone, 0xff the NaN.
+    ExponentOnly,
+}
+
+/// A narrow type's row: name, exponent and mantissa bits (integers: their bits and 0), bias,
+/// specials (`None`: an integer; `Some(true)`-like flags are in `Specials`), signed.
+struct NarrowRow {
+    narrow: Narrow,
+    name: &'static str,
+    exponent: u32,
+    mantissa: u32,
+    bias: i32,
+    specials: Option<Specials>,
+    signed: bool,
+}
+
+const fn narrow(
+    narrow: Narrow,
+    name: &'static str,
+    exponent: u32,
+    mantissa: u32,
+    bias: i32,
+    specials: Option<Specials>,
+    signed: bool,
+) -> NarrowRow {
+    NarrowRow {
+        narrow,
+        name,
+        exponent,
+        mantissa,
+        bias,
+        specials,
+        signed,
+    }
+}
+
+/// The narrow types (zarr-extensions' definitions; checked against ml_dtypes through the zarrs
+/// fixtures, tests/fixtures/exttypes).
+const NARROW: [NarrowRow; 15] = [
+    narrow(
+        Narrow::BFloat16,
+        "bfloat16",
+        8,
+        7,
+        127,
+        Some(Specials::Ieee),
+        true,
+    ),
+    narrow(
+        Narrow::Float8E4M3,
+        "float8_e4m3",
+        4,
+        3,
+        7,
+        Some(Specials::Ieee),
+        true,
+    ),
+    narrow(
+        Narrow::Float8E5M2,
+        "float8_e5m2",
+        5,
+        2,
+        15,
+        Some(Specials::Ieee),
+        true,
+    ),
+    narrow(
+        Narrow::Float8E4M3Fnuz,
+        "float8_e4m3fnuz",
+        4,
+        3,
+        8,
+        Some(Specials::Fnuz),
+        true,
+    ),
+    narrow(
+        Narrow::Float8E5M2Fnuz,
+        "float8_e5m2fnuz",
+        5,
+        2,
+        16,
+        Some(Specials::Fnuz),
+        true,
+    ),
+    narrow(
+        Narrow::Float8E4M3B11Fnuz,
+        "float8_e4m3b11fnuz",
+        4,
+        3,
+        11,
+        Some(Specials::Fnuz),
+        true,
+    ),
+    narrow(
+        Narrow::Float8E3M4,
+        "float8_e3m4",
+        3,
+        4,
+        3,
+        Some(Specials::Ieee),
+        true,
+    ),
+    narrow(
+        Narrow::Float8E8M0Fnu,
+        "float8_e8m0fnu",
+        8,
+        0,
+        127,
+        Some(Specials::ExponentOnly),
+        false,
+    ),
+    narrow(
+        Narrow::Float6E2M3Fn,
+        "float6_e2m3fn",
+        2,
+        3,
+        1,
+        Some(Specials::Finite),
+        true,
+    ),
+    narrow(
+        Narrow::Float6E3M2Fn,
+        "float6_e3m2fn",
+        3,
+        2,
+        3,
+        Some(Specials::Finite),
+        true,
+    ),
+    narrow(
+        Narrow::Float4E2M1Fn,
+        "float4_e2m1fn",
+        2,
+        1,
+        1,
+        Some(Specials::Finite),
+        true,
+    ),
+    narrow(Narrow::Int2, "int2", 2, 0, 0, None, true),
+    narrow(Narrow::Int4, "int4", 4, 0, 0, None, true),
+    narrow(Narrow::UInt2, "uint2", 2, 0, 0, None, false),
+    narrow(Narrow::UInt4, "uint4", 4, 0, 0, None, false),
 ];
+
+impl Narrow {
+    fn row(self) -> &'static NarrowRow {
+        NARROW
+            .iter()
+            .find(|r| r.narrow == self)
+            .unwrap_or(&NARROW[0])
+    }
+
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The bits of a value (sign included).
+    pub fn bits(self) -> u32 {
+        let r = self.row();
+        match r.specials {
+            None => r.exponent,
+            Some(_) => u32::from(r.signed) + r.exponent + r.mantissa,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        self.row().specials.is_some()
+    }
+
+    pub fn is_signed(self) -> bool {
+        self.row().signed
+    }
+
+    /// The numeric type its items are stored as.
+    pub fn lane(self) -> DataType {
+        match self {
+            Narrow::BFloat16 => DataType::UInt16,
+            Narrow::Int2 | Narrow::Int4 => DataType::Int8,
+            _ => DataType::UInt8,
+        }
+    }
+
+    /// The value a stored pattern stands for (its bits above the type's ignored).
+    pub fn value(self, stored: u32) -> f64 {
+        let r = self.row();
+        let width = self.bits();
+        let bits = stored & ((1 << width) - 1);
+        let Some(specials) = r.specials else {
+            // An integer: two's complement in `width` bits, or unsigned.
+            let shift = 32 - width;
+            return if r.signed {
+                f64::from(((bits << shift) as i32) >> shift)
+            } else {
+                f64::from(bits)
+            };
+        };
+        let top = r.exponent + r.mantissa;
+        let negative = r.signed && bits >> top & 1 == 1;
+        let exponent = (bits >> r.mantissa) & ((1 << r.exponent) - 1);
+        let mantissa = bits & ((1 << r.mantissa) - 1);
+        let all_ones = (1 << r.exponent) - 1;
+        match specials {
+            Specials::Ieee if exponent == all_ones => {
+                return match (mantissa, negative) {
+                    (0, false) => f64::INFINITY,
+                    (0, true) => f64::NEG_INFINITY,
+                    _ => f64::NAN,
+                }
+            }
+            Specials::Fnuz if bits == 1 << top => return f64::NAN,
+            Specials::ExponentOnly if exponent == all_ones => return f64::NAN,
+            _ => {}
+        }
+        let magnitude = if specials == Specials::ExponentOnly {
+            pow2(exponent as i32 - r.bias)
+        } else if exponent == 0 {
+            f64::from(mantissa) * pow2(1 - r.bias - r.mantissa as i32)
+        } else {
+            f64::from((1 << r.mantissa) + mantissa)
+                * pow2(exponent as i32 - r.bias - r.mantissa as i32)
+        };
+        if negative {
+            -magnitude
+        } else {
+            magnitude
+        }
+    }
+
+    /// The quiet NaN zarrs and ml_dtypes write; `None` where the format has no NaN.
+    fn canonical_nan(self) -> Option<u32> {
+        let r = self.row();
+        match r.specials? {
+            Specials::Ieee => Some(((1 << r.exponent) - 1) << r.mantissa | 1 << (r.mantissa - 1)),
+            Specials::Fnuz => Some(1 << (r.exponent + r.mantissa)),
+            Specials::ExponentOnly => Some(0xff),
+            Specials::Finite => None,
+        }
+    }
+
+    /// The stored pattern of a JSON fill value: an integer in range, or for the floats a number
+    /// the format holds exactly, "NaN", "Infinity", "-Infinity" or "0x" hex of its bits.
+    fn pattern(self, value: &Value) -> std::result::Result<u32, String> {
+        let width = self.bits();
+        let count = 1u32 << width;
+        let stored = |p: u32| -> u32 {
+            // A signed integer is stored sign-extended in its byte.
+            if !self.is_float() && self.is_signed() && p >= count / 2 {
+                p | (0xff & !(count - 1))
+            } else {
+                p
+            }
+        };
+        if let Some(hex) = value.as_str().and_then(|s| s.strip_prefix("0x")) {
+            let digits = (width as usize).div_ceil(4);
+            return match u32::from_str_radix(hex, 16) {
+                Ok(p) if hex.len() == digits && p < count && self.is_float() => Ok(p),
+                _ => Err(format!(
+                    "a hex value of {} needs {digits} digits below 0x{count:x}",
+                    self.name()
+                )),
+            };
+        }
+        let target = match value {
+            Value::String(s) if s == "NaN" => {
+                return self
+                    .canonical_nan()
+                    .ok_or_else(|| format!("{} has no NaN", self.name()))
+            }
+            Value::String(s) if s == "Infinity" => f64::INFINITY,
+            Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+            Value::Number(n) if self.is_float() || !n.as_str().contains(['.', 'e', 'E']) => n
+                .as_str()
+                .parse::<f64>()
+                .map_err(|_| "not a number".to_string())?,
+            _ => return Err("expected a number".to_string()),
+        };
+        // The pattern with exactly this value (the sign of a zero included).
+        (0..count)
+            .find(|&p| self.value(p).to_bits() == target.to_bits())
+            .map(stored)
+            .ok_or_else(|| format!("{} does not hold {target} exactly", self.name()))
+    }
+}
+
+/// 2^e as f64 (every power a narrow format has is a normal float64).
+fn pow2(e: i32) -> f64 {
+    f64::from_bits(((1023 + e) as u64) << 52)
+}
 
 /// A data type as an array's metadata gives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,16 +596,20 @@ impl ArrayType {
             };
             return configured(name, how, config).map(ArrayType::new);
         }
-        Err(if NOT_READ.contains(&name) {
-            Error::UnsupportedDataType {
-                codec: "zarr-wasm-codecs",
-                data_type: name.to_string(),
-                reason: "this zarr-extensions data type is not read by this version".to_string(),
+        if let Some(row) = NARROW.iter().find(|r| r.name == name) {
+            match config {
+                None => {}
+                Some(Value::Object(c)) if c.is_empty() => {}
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "data type {name} takes no configuration, got {other}"
+                    )))
+                }
             }
-        } else {
-            Error::UnknownDataType {
-                name: name.to_string(),
-            }
+            return Ok(ArrayType::new(Family::Narrow(row.narrow)));
+        }
+        Err(Error::UnknownDataType {
+            name: name.to_string(),
         })
     }
 
@@ -390,6 +699,7 @@ impl ArrayType {
         match &self.family {
             Family::RawBits { bits } => format!("r{bits}"),
             Family::Registered { name, .. } => name.clone(),
+            Family::Narrow(n) => n.name().to_string(),
             f => FIXED
                 .iter()
                 .find(|r| r.family == *f)
@@ -462,6 +772,7 @@ impl ArrayType {
             Family::RawBytes { len } => format!("V{len}"),
             Family::RawBits { bits } => format!("V{}", bits / 8),
             Family::Registered { lane, lanes, .. } => format!("V{}", lane.size() * lanes),
+            Family::Narrow(n) => format!("V{}", n.lane().size()),
             f => FIXED
                 .iter()
                 .find(|r| r.family == *f)
@@ -493,6 +804,7 @@ impl ArrayType {
             }
             Family::RawBits { bits } => (DataType::UInt8, bits / 8),
             Family::Registered { lane, lanes, .. } => (*lane, *lanes),
+            Family::Narrow(n) => (n.lane(), 1),
             Family::String | Family::Bytes => return None,
         })
     }
@@ -526,6 +838,8 @@ impl ArrayType {
             Family::String | Family::Bytes => "Array",
             // The lanes' typed array, which the application's registration turns into items.
             Family::Registered { lane, .. } => lane.typed_arrays()[0],
+            // The stored bits (bfloat16, float8/6/4) or bytes (int2, int4, uint2, uint4).
+            Family::Narrow(n) => n.lane().typed_arrays()[0],
         }
     }
 
@@ -541,6 +855,9 @@ impl ArrayType {
             Family::NullTerminatedBytes { .. } | Family::Bytes => Value::from(""),
             Family::RawBytes { len } => Value::from(crate::base64::encode(&vec![0; *len])),
             Family::RawBits { bits } => Value::Array(vec![Value::from(0u64); bits / 8]),
+            Family::Narrow(Narrow::Float8E8M0Fnu) => Value::from(1.0),
+            Family::Narrow(n) if n.is_float() => Value::from(0.0),
+            Family::Narrow(_) => Value::from(0u64),
             Family::Registered { lane, lanes, .. } => {
                 Value::from(crate::base64::encode(&vec![0; lane.size() * lanes]))
             }
@@ -618,6 +935,13 @@ impl ArrayType {
                 }
                 out
             }
+            Family::Narrow(n) => {
+                let p = n.pattern(value).map_err(|why| bad(&why))?;
+                match n.lane() {
+                    DataType::UInt16 => (p as u16).to_le_bytes().to_vec(),
+                    _ => vec![p as u8],
+                }
+            }
             Family::Registered { lane, lanes, .. } => {
                 let len = lane.size() * lanes;
                 let s = value.as_str().ok_or_else(|| bad("expected base64 text"))?;
@@ -682,6 +1006,27 @@ impl ArrayType {
         Ok(match &self.family {
             Family::Number(dt) => scalar(*dt, bytes)?,
             Family::Bool => Value::Bool(bytes[0] != 0),
+            Family::Narrow(n) => {
+                let stored = match bytes {
+                    [a, b] => u32::from(u16::from_le_bytes([*a, *b])),
+                    [a] => u32::from(*a),
+                    _ => 0,
+                };
+                let v = n.value(stored);
+                let bits = stored & ((1 << n.bits()) - 1);
+                if !n.is_float() {
+                    Value::from(v as i64)
+                } else if v.is_nan() && Some(bits) != n.canonical_nan() {
+                    // Another NaN's bits, kept.
+                    Value::from(format!(
+                        "0x{:0w$x}",
+                        bits,
+                        w = (n.bits() as usize).div_ceil(4)
+                    ))
+                } else {
+                    Scalar::Float64(v).to_json()
+                }
+            }
             Family::Complex(part) => {
                 let half = part.size();
                 Value::Array(vec![
@@ -728,7 +1073,14 @@ impl ArrayType {
         let mut pairs = vec![
             ("name", Value::from(self.name())),
             ("v3", self.to_v3()),
-            ("v2", Value::from(self.to_v2())),
+            (
+                "v2",
+                match self.family {
+                    // No numpy dtype: zarr v2 has no such type.
+                    Family::Narrow(_) | Family::Registered { .. } => Value::Null,
+                    _ => Value::from(self.to_v2()),
+                },
+            ),
             (
                 "item_size",
                 self.item_size()
@@ -748,6 +1100,10 @@ impl ArrayType {
             ("result", Value::from(self.result())),
             ("default_fill", self.default_fill()),
         ];
+        if let Family::Narrow(n) = &self.family {
+            pairs.push(("bits", Value::from(u64::from(n.bits()))));
+            pairs.push(("signed", Value::Bool(n.is_signed())));
+        }
         if let Family::Time { unit, scale, delta } = &self.family {
             pairs.push(("unit", Value::from(unit.name())));
             pairs.push(("scale_factor", Value::from(u64::from(*scale))));
@@ -939,8 +1295,49 @@ mod tests {
             "UNKNOWN_DATA_TYPE"
         );
         assert_eq!(
-            ArrayType::from_v3(&j(r#""bfloat16""#)).unwrap_err().code(),
-            "UNSUPPORTED_DATA_TYPE"
+            ArrayType::from_v3(&j(r#"{"name": "bfloat16", "configuration": {"x": 1}}"#))
+                .unwrap_err()
+                .code(),
+            "INVALID_METADATA"
         );
+    }
+
+    /// Every value of every zarrs-written store (tests/fixtures/exttypes, cross-checked there
+    /// with ml_dtypes) is what its bits stand for here; every fill value reads to its bits.
+    #[test]
+    fn narrow_types_read_as_zarrs_and_ml_dtypes_write_them() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/exttypes/expected.json");
+        let cases = crate::json::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut values = 0;
+        for c in cases.as_array().unwrap() {
+            let t = ArrayType::from_v3(c.get("data_type").unwrap()).unwrap();
+            let Family::Narrow(n) = t.family else {
+                panic!("{c}")
+            };
+            let bits = c.get("bits_hex").and_then(Value::as_array).unwrap();
+            let want = c.get("values").and_then(Value::as_array).unwrap();
+            for (b, v) in bits.iter().zip(want) {
+                let b = u32::from_str_radix(&b.as_str().unwrap()[2..], 16).unwrap();
+                let got = n.value(b);
+                let expected = match v.as_str() {
+                    Some("NaN") => f64::NAN,
+                    Some("Infinity") => f64::INFINITY,
+                    Some("-Infinity") => f64::NEG_INFINITY,
+                    Some("-0.0") => -0.0,
+                    _ => v.as_f64().unwrap(),
+                };
+                assert!(
+                    got.to_bits() == expected.to_bits() || got.is_nan() && expected.is_nan(),
+                    "{} 0x{b:x}: {got} != {expected}",
+                    n.name()
+                );
+                values += 1;
+            }
+            let fill = t.fill_bytes(c.get("fill_value").unwrap(), 3).unwrap();
+            let stored = fill.iter().rev().fold(0u32, |a, &b| a << 8 | u32::from(b));
+            let want = c.get("fill_value_bits_hex").and_then(Value::as_str).unwrap();
+            assert_eq!(format!("0x{stored:0w$x}", w = want.len() - 2), want, "{}", n.name());
+        }
+        assert!(values > 4000, "{values}");
     }
 }

@@ -277,7 +277,7 @@ test("malformed data types are refused at open with a code naming the field, bef
     [{ name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 0 } }, "INVALID_METADATA", "scale_factor"],
     [{ name: "fixed_length_utf32", configuration: { length_bytes: 3 } }, "INVALID_METADATA", "length_bytes"],
     ["complex32", "UNKNOWN_DATA_TYPE", "complex32"],
-    ["bfloat16", "UNSUPPORTED_DATA_TYPE", "bfloat16"],
+    [{ name: "bfloat16", configuration: { x: 1 } }, "INVALID_METADATA", "configuration"],
   ]) {
     const store = memoryStore();
     await store.set("/x/zarr.json", new TextEncoder().encode(JSON.stringify({ ...base, data_type: dataTypeJson, fill_value: 0 })));
