@@ -6,7 +6,6 @@ import * as zarr from "zarrita";
 import { codedError } from "./errors.js";
 import { exactJson, exactParse } from "./json.js";
 import { loadWasm } from "./load.js";
-import { metadataText } from "./metadata.js";
 import type { TypedArray } from "./place.js";
 
 /** JSON values, with bigints for integers beyond 2^53 (read and written exactly). */
@@ -427,17 +426,3 @@ function itemBytes(info: DataTypeInfo, value: unknown, Lane: { new (n: number): 
   return item;
 }
 
-/**
- * The registry's description of an opened array's data type (its zarr.json's, or a zarr v2
- * array's `.zarray` dtype as zarr v3 names it), with the fill value conversions.
- */
-export async function dataTypeOf(arr: zarr.Array<zarr.DataType, zarr.Readable>): Promise<DataType> {
-  const found = await metadataText(arr);
-  if (!found) throw codedError("INVALID_METADATA", `${arr.path}: no zarr.json or .zarray`);
-  const wasm = await loadWasm();
-  const meta = JSON.parse(wasm.exactMetadataJson(found.text)) as { data_type?: Json };
-  const handed = meta.data_type as { name?: string; configuration?: { name?: string } } | null;
-  // A registered type, as the wasm was handed it: described under its own name.
-  if (handed?.name === "zarr-wasm-codecs.registered") return dataType(handed.configuration?.name ?? null, 3);
-  return dataType(meta.data_type ?? null, 3);
-}

@@ -4,7 +4,7 @@
 // configurations are decimal strings, which zarrita passes through untouched and this
 // package's codecs read exactly.
 import * as zarr from "zarrita";
-import type { DataTypeInfo } from "./data-types.js";
+import { type DataType, dataType, type DataTypeInfo } from "./data-types.js";
 import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
 import { loadWasm } from "./load.js";
@@ -229,4 +229,21 @@ function roundedFill(text: string): boolean {
   if (!found) return false;
   const v = BigInt(found[1]);
   return (v < 0n ? -v : v) > 2n ** 53n;
+}
+
+/**
+ * The registry's description of an opened array's data type (its zarr.json's, or a zarr v2
+ * array's `.zarray` dtype as zarr v3 names it), with the fill value conversions.
+ */
+export function dataTypeOf(arr: zarr.Array<zarr.DataType, zarr.Readable>): Promise<DataType> {
+  return naming(arr.path, async () => {
+    const found = await metadataText(arr);
+    if (!found) throw codedError("INVALID_METADATA", "no zarr.json or .zarray");
+    const wasm = await loadWasm();
+    const meta = JSON.parse(wasm.exactMetadataJson(found.text)) as { data_type?: unknown };
+    const handed = meta.data_type as { name?: string; configuration?: { name?: string } } | null;
+    // A registered type, as the wasm was handed it: described under its own name.
+    if (handed?.name === "zarr-wasm-codecs.registered") return dataType(handed.configuration?.name ?? null, 3);
+    return dataType((meta.data_type ?? null) as never, 3);
+  });
 }

@@ -138,7 +138,7 @@ impl CfTime {
 fn split_since(units: &str) -> Option<(&str, &str)> {
     let lower = units.to_ascii_lowercase();
     let at = lower.find(" since ")?;
-    Some((&units[..at], units[at + 7..].trim()))
+    Some((units.get(..at)?, units.get(at + 7..)?.trim()))
 }
 
 /// A CF reference date: "1800-01-01", "1970-01-01 00:00:00", "2000-01-01T00:00:00Z",
@@ -147,7 +147,7 @@ fn split_since(units: &str) -> Option<(&str, &str)> {
 fn parse_epoch(text: &str) -> Option<(i128, (i64, i64, i64))> {
     let text = text.trim();
     let (date, rest) = match text.find([' ', 'T']) {
-        Some(at) => (&text[..at], text[at + 1..].trim()),
+        Some(at) => (text.get(..at)?, text.get(at + 1..)?.trim()),
         None => (text, ""),
     };
     let (negative, date) = match date.strip_prefix('-') {
@@ -167,7 +167,7 @@ fn parse_epoch(text: &str) -> Option<(i128, (i64, i64, i64))> {
         .find(['Z', 'U', '+'])
         .or_else(|| rest.get(1..)?.find('-').map(|i| i + 1));
     let (clock, zone) = match zone_at {
-        Some(at) => (rest[..at].trim(), rest[at..].trim()),
+        Some(at) => (rest.get(..at)?.trim(), rest.get(at..)?.trim()),
         None => (rest, ""),
     };
     let mut ns: i128 = 0;
@@ -190,15 +190,18 @@ fn parse_epoch(text: &str) -> Option<(i128, (i64, i64, i64))> {
     let offset_minutes: i128 = match zone {
         "" | "Z" | "UTC" | "utc" => 0,
         z => {
-            let sign = match z.as_bytes()[0] {
+            let sign = match z.as_bytes().first()? {
                 b'+' => 1,
                 b'-' => -1,
                 _ => return None,
             };
-            let digits: String = z[1..].chars().filter(|c| *c != ':').collect();
+            let digits: String = z.get(1..)?.chars().filter(|c| *c != ':').collect();
             let (h, m) = match digits.len() {
                 1 | 2 => (digits.parse::<i128>().ok()?, 0),
-                4 => (digits[..2].parse().ok()?, digits[2..].parse().ok()?),
+                4 => (
+                    digits.get(..2)?.parse().ok()?,
+                    digits.get(2..)?.parse().ok()?,
+                ),
                 _ => return None,
             };
             sign * (h * 60 + m)

@@ -497,17 +497,21 @@ impl Narrow {
             }
             Value::String(s) if s == "Infinity" => f64::INFINITY,
             Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
-            Value::Number(n) if self.is_float() || !n.as_str().contains(['.', 'e', 'E']) => n
-                .as_str()
-                .parse::<f64>()
-                .map_err(|_| "not a number".to_string())?,
+            // (The crate's own decimal reader and writer: core's float parsing and formatting
+            // would add some 25 KB to every module.)
+            Value::Number(n) if self.is_float() || !n.as_str().contains(['.', 'e', 'E']) => {
+                crate::decimal::parse_f64(n.as_str()).ok_or("not a number")?
+            }
             _ => return Err("expected a number".to_string()),
         };
         // The pattern with exactly this value (the sign of a zero included).
         (0..count)
             .find(|&p| self.value(p).to_bits() == target.to_bits())
             .map(stored)
-            .ok_or_else(|| format!("{} does not hold {target} exactly", self.name()))
+            .ok_or_else(|| {
+                let v = crate::decimal::json_f64(target);
+                format!("{} does not hold {v} exactly", self.name())
+            })
     }
 }
 
@@ -626,7 +630,8 @@ impl ArrayType {
             '>' => true,
             _ => return Err(unknown()),
         };
-        let code = &dtype[1..];
+        // (Checked slicing throughout: a panicking one would carry core's string formatting.)
+        let code = dtype.get(1..).ok_or_else(unknown)?;
         let family = if code == "O" {
             match object_codec {
                 Some("vlen-utf8") => Family::String,
@@ -644,7 +649,7 @@ impl ArrayType {
             row.family.clone()
         } else {
             let letter = code.chars().next().ok_or_else(unknown)?;
-            let rest = &code[letter.len_utf8()..];
+            let rest = code.get(letter.len_utf8()..).ok_or_else(unknown)?;
             let &(name, _, how) = CONFIGURED
                 .iter()
                 .find(|(_, l, _)| *l == letter)
@@ -665,9 +670,11 @@ impl ArrayType {
                     let scale = if digits == 0 {
                         1
                     } else {
-                        inner[..digits].parse::<u64>().map_err(|_| unknown())?
+                        let (scale, _) = inner.split_at_checked(digits).ok_or_else(unknown)?;
+                        scale.parse::<u64>().map_err(|_| unknown())?
                     };
-                    config.insert("unit".into(), Value::from(&inner[digits..]));
+                    let unit = inner.get(digits..).ok_or_else(unknown)?;
+                    config.insert("unit".into(), Value::from(unit));
                     config.insert("scale_factor".into(), Value::from(scale));
                 }
                 _ => {
@@ -1306,7 +1313,10 @@ mod tests {
     /// with ml_dtypes) is what its bits stand for here; every fill value reads to its bits.
     #[test]
     fn narrow_types_read_as_zarrs_and_ml_dtypes_write_them() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/exttypes/expected.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/exttypes/expected.json"
+        );
         let cases = crate::json::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
         let mut values = 0;
         for c in cases.as_array().unwrap() {
@@ -1335,8 +1345,16 @@ mod tests {
             }
             let fill = t.fill_bytes(c.get("fill_value").unwrap(), 3).unwrap();
             let stored = fill.iter().rev().fold(0u32, |a, &b| a << 8 | u32::from(b));
-            let want = c.get("fill_value_bits_hex").and_then(Value::as_str).unwrap();
-            assert_eq!(format!("0x{stored:0w$x}", w = want.len() - 2), want, "{}", n.name());
+            let want = c
+                .get("fill_value_bits_hex")
+                .and_then(Value::as_str)
+                .unwrap();
+            assert_eq!(
+                format!("0x{stored:0w$x}", w = want.len() - 2),
+                want,
+                "{}",
+                n.name()
+            );
         }
         assert!(values > 4000, "{values}");
     }

@@ -162,7 +162,9 @@ export async function writeVerifiedCases() {
  * CF time as xarray decodes it): the cases that differ.
  */
 export async function readDataTypeStores() {
-  const { itemCases, itemsGot, itemsWanted, millis, hex: hexOf } = await import("/tests/fixtures/dtypes/items.mjs");
+  // (Loaded from the test server at run time: bundled pages leave this import alone.)
+  const items = new URL("/tests/fixtures/dtypes/items.mjs", location.href).href;
+  const { itemCases, itemsGot, itemsWanted, millis, hex: hexOf } = await import(/* @vite-ignore */ /* webpackIgnore: true */ items);
   const base = new URL("/tests/fixtures/dtypes/", location.href).href;
   const expected = await (await fetch(`${base}expected.json`)).json();
   const pool = new WorkerPool(2);
