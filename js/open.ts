@@ -109,7 +109,7 @@ function standIn(loc: zarr.Location<zarr.Readable>, meta: ZarrJson, info: DataTy
   };
   const like = sameBytes[info.result];
   const zarritaMeta = like
-    ? { ...meta, data_type: like, fill_value: like === "int64" ? meta.fill_value : standInFill(meta.fill_value, info) }
+    ? { ...meta, data_type: like, fill_value: like === "int64" ? timeFill(meta.fill_value) : standInFill(meta.fill_value, info) }
     : { ...meta, data_type: "uint8", fill_value: 0 };
   const target = new zarr.Array(loc.store, loc.path, zarritaMeta as never);
   const overrides: Record<PropertyKey, unknown> = { dtype: info.name, fillValue: meta.fill_value };
@@ -139,6 +139,11 @@ function standIn(loc: zarr.Location<zarr.Readable>, meta: ZarrJson, info: DataTy
     },
     has: (t, prop) => prop in overrides || Reflect.has(t, prop),
   });
+}
+
+/** A datetime's fill value as zarrita's int64 takes it: "NaT" is the smallest int64. */
+function timeFill(fill: unknown): unknown {
+  return fill === "NaT" ? "-9223372036854775808" : fill;
 }
 
 /** A string type's fill value as zarrita's v2 string arrays take it (fixed bytes: base64 to text). */

@@ -82,6 +82,17 @@ test("get: a selection of items, and one item, in each lane layout", async () =>
   assert.equal(await get(await openCase(byCase["datetime64_ns.v3/"]), [1]), -(2n ** 63n));
 });
 
+test("a datetime64 fill value of \"NaT\" (zarr-python reads it) opens, and missing chunks read as NaT", async () => {
+  const base = JSON.parse(readFileSync(join(dir, "stores/datetime64_s.v3/zarr.json"), "utf8"));
+  const store = memoryStore();
+  await store.set("/zarr.json", new TextEncoder().encode(JSON.stringify({ ...base, fill_value: "NaT" })));
+  const arr = await open(zarr.root(store));
+  const got = await get(arr);
+  assert.ok(got.data.every((v) => v === -(2n ** 63n)));
+  assert.ok((await zarr.get(arr)).data.every((v) => v === -(2n ** 63n)));
+  assert.ok((await getDecoded(arr)).data.every(Number.isNaN));
+});
+
 test("zarr.get and zarr.set on a type zarrita lacks are refused with a code, not read as other bytes", async () => {
   for (const name of ["complex64.v3", "void_v4.v3"]) {
     const arr = await openCase(expected.find((c) => c.case === name));
