@@ -206,16 +206,27 @@ function placeStored(r: TileReader, stored: Uint8Array, region: Uint32Array, Out
   if (stored.byteOffset % Out.BYTES_PER_ELEMENT) stored = new Uint8Array(stored);
   const values = new Out(stored.buffer, stored.byteOffset, stored.byteLength / Out.BYTES_PER_ELEMENT);
   const dims = region.length / 3;
-  const rowLength = region[region.length - 1];
   const { out, runLength, starts } = to;
-  const index = new Array<number>(dims - 1).fill(0);
+  // A row: the last dimension, with the dimensions before it while the box takes the ones
+  // after them whole from the chunk (contiguous there) and a row stays inside an output run
+  // (a complex item's two lanes, a string's code points, whole chunk rows: one copy).
+  let first = dims - 1;
+  let rowLength = region[3 * first + 2];
+  while (first > 0) {
+    const whole = region[3 * first] === 0 && region[3 * first + 2] === strides[first - 1] / strides[first];
+    const longer = rowLength * region[3 * (first - 1) + 2];
+    if (!whole || region[3 * (first - 1) + 1] !== 1 || runLength % longer !== 0) break;
+    rowLength = longer;
+    first--;
+  }
+  const index = new Array<number>(first).fill(0);
   for (let done = 0; done < total; done += rowLength) {
-    let from = region[region.length - 3];
-    for (let k = 0; k < dims - 1; k++) from += (region[3 * k] + index[k] * region[3 * k + 1]) * strides[k];
-    // Runs are whole rows of the box (or several), so a row lies in one run.
+    let from = region[3 * first] * strides[first];
+    for (let k = 0; k < first; k++) from += (region[3 * k] + index[k] * region[3 * k + 1]) * strides[k];
+    // Rows divide runs, so a row lies in one run.
     const run = Math.floor(done / runLength);
     out.set(values.subarray(from, from + rowLength) as never, starts[run] + done - run * runLength);
-    for (let k = dims - 2; k >= 0; k--) {
+    for (let k = first - 1; k >= 0; k--) {
       if (++index[k] < region[3 * k + 2]) break;
       index[k] = 0;
     }
