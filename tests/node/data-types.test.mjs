@@ -77,6 +77,12 @@ test("get: a selection of items, and one item, in each lane layout", async () =>
   const col = await get(await openCase(f), [null, 2], { pool });
   const fAll = Buffer.from(f.values_hex, "hex");
   assert.equal(hex(col.data), [2, 6, 10].map((i) => fAll.subarray(i * 16, i * 16 + 16).toString("hex")).join(""));
+  // options.out: the lanes' typed array, which the result is built over.
+  const out = new Float32Array(24);
+  const into = await get(arr, null, { out, pool });
+  assert.equal(into.data, out);
+  assert.equal(hex(out), c64.values_hex);
+  await assert.rejects(get(arr, null, { out: new Float32Array(12) }), { code: "SHAPE_MISMATCH" });
   // bool, one item; datetime64, one item (a bigint).
   assert.equal(await get(await openCase(byCase["bool.v3/"]), [0]), true);
   assert.equal(await get(await openCase(byCase["datetime64_ns.v3/"]), [1]), -(2n ** 63n));
@@ -328,8 +334,14 @@ test("getDecoded: datetime64 and timedelta64 as milliseconds (NaT: NaN), bool as
     }
   }
   t.diagnostic(`${n} reads`);
-  // An item that is not one number is refused, saying what reads it.
-  await assert.rejects(getDecoded(await openCase(expected.find((c) => c.case === "complex64.v3"))), (e) => e.code === "UNSUPPORTED_DATA_TYPE" && /get/.test(e.message));
+  // An item that is not one number is refused, saying what reads it (strings of any length,
+  // which zarrita reads, too).
+  for (const name of ["complex64.v3", "utf32.v2", "vlen_utf8.v3", "vlen_utf8.v2"]) {
+    await assert.rejects(getDecoded(await openCase(expected.find((c) => c.case === name))), (e) => e.code === "UNSUPPORTED_DATA_TYPE" && /with get/.test(e.message), name);
+  }
+  // get reads vlen strings through zarrita.
+  const vlen = expected.find((c) => c.case === "vlen_utf8.v3");
+  assert.deepEqual(Array.from((await get(await openCase(vlen))).data), vlen.values);
 });
 
 test("getDecoded: CF time (units since a date; standard, gregorian, proleptic_gregorian) as xarray decodes it", async () => {

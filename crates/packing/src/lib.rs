@@ -2,6 +2,7 @@
 //! scale_factor and add_offset), loaded only by the calls that need them.
 
 use wasm_bindgen::prelude::*;
+use zarr_wasm_codecs::error::Error;
 use zarr_wasm_codecs::missing::MaskAndScale;
 
 use zarr_wasm_codecs::array::ArrayData;
@@ -85,11 +86,19 @@ impl DecodedReader {
         let mask = match &reader {
             // The array's data type from the registry: times, bool and numbers decode.
             Ok(r) => MaskAndScale::for_array(&r.layout.array_type, &attributes),
-            Err(reason) => {
-                let dtype = DataType::from_json(meta.get("data_type").unwrap_or(&Value::Null))
-                    .map_err(|_| unsupported(reason))?;
-                MaskAndScale::from_attributes(dtype, &attributes)
-            }
+            Err(reason) => match DataType::from_json(meta.get("data_type").unwrap_or(&Value::Null))
+            {
+                Ok(dtype) => MaskAndScale::from_attributes(dtype, &attributes),
+                // Strings and bytes of any length (read through zarrita): not numbers.
+                Err(Error::UnsupportedDataType { data_type, .. }) => {
+                    Err(Error::UnsupportedDataType {
+                        codec: "getDecoded",
+                        data_type,
+                        reason: "an item is not one number (read it with get)".to_string(),
+                    })
+                }
+                Err(_) => return Err(unsupported(reason)),
+            },
         }
         .map_err(js_error)?;
         Ok(Self {
