@@ -78,12 +78,14 @@ export async function dataType(spec: Json, zarrFormat: 2 | 3 = 3, objectCodec?: 
       fillToJson: (bytes) => own.fillToJson(bytes, configurationOf(spec)),
     };
   }
-  const text = JSON.stringify(spec);
-  const info = JSON.parse(wasm.dataTypeJson(text, zarrFormat, objectCodec)) as DataTypeInfo;
+  const info = JSON.parse(wasm.dataTypeJson(JSON.stringify(spec), zarrFormat, objectCodec)) as DataTypeInfo;
+  // Fill values by the v3 form, but for v2's own rule (no hex floats), which the format keeps;
+  // (a v2 `|O` is known only with its object codec, which the v3 name carries).
+  const text = JSON.stringify(info.v3);
   return {
     ...info,
-    fillToBytes: (fill) => wasm.fillValueBytes(text, zarrFormat, exactJson(fill)),
-    fillToJson: (bytes) => exactParse(wasm.fillValueJson(text, zarrFormat, bytes)) as Json,
+    fillToBytes: (fill) => wasm.fillValueBytes(text, zarrFormat === 2 ? 2 : 3, exactJson(fill)),
+    fillToJson: (bytes) => exactParse(wasm.fillValueJson(text, bytes)) as Json,
   };
 }
 

@@ -152,7 +152,7 @@ const fn fixed(v3: &'static str, v2: &'static str, family: Family) -> Fixed {
 }
 
 /// The data types named without a configuration.
-const FIXED: [Fixed; 16] = [
+const FIXED: [Fixed; 17] = [
     fixed("bool", "b1", Family::Bool),
     fixed("int8", "i1", Family::Number(DataType::Int8)),
     fixed("int16", "i2", Family::Number(DataType::Int16)),
@@ -168,6 +168,8 @@ const FIXED: [Fixed; 16] = [
     fixed("complex64", "c8", Family::Complex(DataType::Float32)),
     fixed("complex128", "c16", Family::Complex(DataType::Float64)),
     fixed("string", "O", Family::String),
+    // zarr-python 3.4.2's name for zarr-extensions' `bytes`, which it writes; both are read.
+    fixed("variable_length_bytes", "O", Family::Bytes),
     fixed("bytes", "O", Family::Bytes),
 ];
 
@@ -981,12 +983,15 @@ impl ArrayType {
                     })
                     .collect::<Result<_>>()?
             }
-            Family::String | Family::Bytes => {
-                return Err(Error::UnsupportedDataType {
-                    codec: "zarr-wasm-codecs",
-                    data_type: self.name(),
-                    reason: "its items have no fixed size".to_string(),
-                })
+            // An item of any length: its UTF-8, or its bytes.
+            Family::String => value
+                .as_str()
+                .ok_or_else(|| bad("expected a string"))?
+                .as_bytes()
+                .to_vec(),
+            Family::Bytes => {
+                let s = value.as_str().ok_or_else(|| bad("expected base64 text"))?;
+                crate::base64::decode(s).ok_or_else(|| bad("not base64"))?
             }
         })
     }
@@ -995,7 +1000,8 @@ impl ArrayType {
     /// (`to_json_scalar`), in either format (the same for every type here; a NaN other than
     /// the canonical one is written in hex, which zarr-python writes as "NaN").
     pub fn fill_json(&self, bytes: &[u8]) -> Result<Value> {
-        let size = self.item_size().unwrap_or(0);
+        // (Strings and bytes of any length take any number of bytes.)
+        let size = self.item_size().unwrap_or(bytes.len());
         if bytes.len() != size {
             return Err(Error::InvalidMetadata {
                 message: format!(
@@ -1067,7 +1073,12 @@ impl ArrayType {
             Family::RawBits { .. } => {
                 Value::Array(bytes.iter().map(|&b| Value::from(u64::from(b))).collect())
             }
-            Family::String | Family::Bytes => Value::Null,
+            Family::String => Value::from(String::from_utf8(bytes.to_vec()).map_err(|_| {
+                Error::InvalidMetadata {
+                    message: "a string item is not UTF-8".to_string(),
+                }
+            })?),
+            Family::Bytes => Value::from(crate::base64::encode(bytes)),
         })
     }
 

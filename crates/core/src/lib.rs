@@ -349,25 +349,23 @@ pub fn data_type_json(
         .to_string())
 }
 
-/// A JSON scalar (fill value) of a data type as one item's little-endian bytes.
+/// A JSON scalar (fill value) of a data type (its zarr v3 `data_type`) as one item's
+/// little-endian bytes, by the scalar rules of `zarr_format`.
 #[wasm_bindgen(js_name = fillValueBytes)]
 pub fn fill_value_bytes(
     data_type_json: &str,
     zarr_format: u8,
     fill_json: &str,
 ) -> Result<Vec<u8>, JsValue> {
-    let t = array_type(data_type_json, zarr_format, None)?;
+    let t = array_type(data_type_json, 3, None)?;
     let fill = parse_json(fill_json, "fill value")?;
     t.fill_bytes(&fill, zarr_format).map_err(js_error)
 }
 
-/// One item's little-endian bytes as the JSON scalar zarr-python writes.
+/// One item's little-endian bytes as the JSON scalar zarr-python writes (the same in both
+/// formats), for a data type given as its zarr v3 `data_type`.
 #[wasm_bindgen(js_name = fillValueJson)]
-pub fn fill_value_json(
-    data_type_json: &str,
-    zarr_format: u8,
-    bytes: &[u8],
-) -> Result<String, JsValue> {
-    let t = array_type(data_type_json, zarr_format, None)?;
+pub fn fill_value_json(data_type_json: &str, bytes: &[u8]) -> Result<String, JsValue> {
+    let t = array_type(data_type_json, 3, None)?;
     Ok(t.fill_json(bytes).map_err(js_error)?.to_string())
 }
