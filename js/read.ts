@@ -534,7 +534,8 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
       throw codedError("UNSUPPORTED_DATA_TYPE", FLOAT16_MISSING);
     }
     if (typeof a === "string" || !rangesFor(arr, a)) {
-      return intoOut(arr, selection, options, typedArrayFor(arr.dtype), () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
+      const Out = typedArrayFor(arr.dtype);
+      return intoOut(arr, selection, options, Out, () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
     }
     const Out = typedArrayFor(a.layout.data_type)!;
     const fill = Uint8Array.from(a.layout.fill_bytes);
@@ -560,8 +561,15 @@ export async function intoOut<T>(
   Out: TypedArrayCtor | undefined,
   read: () => Promise<T>,
 ): Promise<T> {
-  if (!options.out && !options.onProgress) return read();
   const plan = planSelection(selection, arr.shape, arr.chunks);
+  if (plan.size === 0 && plan.shape.length > 0) {
+    // No elements: the empty result, as this package's own path gives it (zarrita 0.7 throws).
+    if (options.out) checkOut(options.out, Out ?? Float64Array, 0);
+    options.onProgress?.(0, 0);
+    const data = Out ? new Out(0) : [];
+    return { data, shape: plan.shape, stride: cOrderStrides(plan.shape) } as T;
+  }
+  if (!options.out && !options.onProgress) return read();
   let out: TypedArray | undefined;
   if (options.out) {
     if (!Out) throw codedError("WRONG_ARRAY_TYPE", `options.out: no typed array for ${arr.dtype} here`);

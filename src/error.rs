@@ -30,6 +30,8 @@ pub enum Error {
     InvalidMetadata { message: String },
     /// CF time in a calendar that numpy's dates cannot hold (noleap, 360_day, julian, ...).
     UnsupportedCalendar { calendar: String },
+    /// Metadata no reader at hand reads right: refused rather than read wrong.
+    Unsupported { message: String },
     /// A value that cannot be cast to the target type under the configured modes.
     Cast {
         codec: &'static str,
@@ -90,6 +92,7 @@ impl Error {
             Error::InvalidScalar { .. } => "INVALID_SCALAR",
             Error::InvalidMetadata { .. } => "INVALID_METADATA",
             Error::UnsupportedCalendar { .. } => "UNSUPPORTED_CALENDAR",
+            Error::Unsupported { .. } => "UNSUPPORTED",
             Error::Cast { .. } => "CAST",
             Error::Overflow { .. } => "OVERFLOW",
             Error::InexactDivision { .. } => "INEXACT_DIVISION",
@@ -167,6 +170,7 @@ impl fmt::Display for Error {
                 reason,
             } => write!(f, "{value} is not a valid {data_type} value: {reason}"),
             Error::InvalidMetadata { message } => write!(f, "invalid array metadata: {message}"),
+            Error::Unsupported { message } => f.write_str(message),
             Error::UnsupportedCalendar { calendar } => write!(
                 f,
                 "CF time in the calendar {} is not read as dates (the calendars read are \

@@ -343,8 +343,8 @@ fn runs_of(codec: &Value) -> Option<Runs> {
 /// Refuses a codec list whose known codecs are out of zarr v3's order (array -> array codecs,
 /// exactly one array -> bytes codec, then bytes -> bytes codecs), as zarr-python does: such a
 /// chain would otherwise be read as something it does not say (e.g. a whole-chunk codec before
-/// `bytes`, read as raw bytes). A list of array -> array codecs alone is read with `bytes`
-/// after them, as zarrita writes it; a list with a codec of unknown kind is left to the reader
+/// `bytes`, read as raw bytes). A list of array -> array codecs alone is refused when the
+/// chain is split (`split_codecs`); a list with a codec of unknown kind is left to the reader
 /// that has it.
 fn check_order(codecs: &[Value]) -> Result<()> {
     let mut serializer: Option<&str> = None;
@@ -410,6 +410,7 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
     let mut order = None;
     for (i, codec) in codecs.iter().enumerate() {
         let (name, config) = codec_name_and_config(codec)?;
+        refuse_misread(name, config)?;
         let runs = table::by_v3_name(name).map(|r| r.runs);
         let serializer = match runs {
             Some(Runs::ScaleOffset | Runs::CastValue) => {
@@ -453,8 +454,15 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
             serializer,
         }));
     }
-    // No array -> bytes codec: zarrita (which wrote such arrays with zarr.create) reads them
-    // as little-endian bytes.
+    // No array -> bytes codec. zarr v3 requires exactly one, and zarr-python refuses a chain
+    // without: so is one of array -> array codecs alone. An empty list is what zarrita's
+    // zarr.create writes by default, which zarrita reads as little-endian bytes: read so.
+    if !chain.is_empty() {
+        return Err(invalid(
+            "codecs has array -> array codecs but no array -> bytes codec (such as bytes): a \
+             chain has exactly one",
+        ));
+    }
     chain.push(little_endian_bytes());
     Ok(Ok(Split {
         chain,
@@ -462,6 +470,27 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
         order,
         serializer: None,
     }))
+}
+
+/// Refuses a codec that this path leaves to zarrita where zarrita is known to read it wrong:
+/// numcodecs' `delta` with an `astype` other than its `dtype` (zarrita 0.7's delta ignores
+/// `astype` and reads the stored differences as values of `dtype`: 5.6e-315 for 287).
+fn refuse_misread(name: &str, config: Option<&Value>) -> Result<()> {
+    let is_delta = table::by_v3_name(name).is_some_and(|r| r.name == "delta");
+    let text = |key: &str| config.and_then(|c| c.get(key)).and_then(Value::as_str);
+    if let (true, Some(dtype), Some(astype)) = (is_delta, text("dtype"), text("astype")) {
+        if dtype != astype {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "delta with astype {} (dtype {}) is not read: zarrita's delta ignores \
+                     astype and would read other values",
+                    quoted(astype),
+                    quoted(dtype)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,

@@ -295,3 +295,58 @@ test("another codec's failure in a read leaves get as CODEC_FAILED, naming the c
     assert.ok(e.cause instanceof RangeError);
   }
 });
+
+test("numcodecs' delta with astype (zarrita reads it wrong) is refused, UNSUPPORTED, before any chunk is read", async () => {
+  const { default: FileSystemStore } = await import("@zarrita/storage/fs");
+  const dir = new URL("../fixtures/misread/", import.meta.url);
+  const expected = JSON.parse(readFileSync(new URL("expected.json", dir), "utf8"));
+  for (const [name, c] of Object.entries(expected)) {
+    const store = new FileSystemStore(new URL(c.store, dir).pathname);
+    // What zarrita gives: not zarr-python's values.
+    const arr = await zarr.open(zarr.root(store), { kind: "array" });
+    const wrong = await zarr.get(arr);
+    const want = new Float64Array(Uint8Array.from(Buffer.from(c.values_hex, "hex")).buffer);
+    assert.notDeepEqual(Array.from(wrong.data), Array.from(want), name);
+    // The package refuses it, at open and on every path.
+    await assert.rejects(open(zarr.root(store)), (e) => e.code === "UNSUPPORTED" && /astype/.test(e.message), name);
+    for (const read of [get, getDecoded]) {
+      await assert.rejects(read(arr), (e) => e.code === "UNSUPPORTED", `${name} ${read.name}`);
+    }
+    await assert.rejects(set(arr, [0, 0], 1), (e) => e.code === "UNSUPPORTED", `${name} set`);
+  }
+});
+
+test("a chain of array -> array codecs with no array -> bytes codec is refused (INVALID_METADATA), as zarr-python refuses it", async () => {
+  const files = new Map();
+  const store = { get: async (k) => files.get(k), set: async (k, v) => void files.set(k, v) };
+  const codecs = [{ name: "scale_offset", configuration: { offset: 0, scale: 2 } }];
+  files.set("/zarr.json", new TextEncoder().encode(JSON.stringify(metaOf(codecs))));
+  await assert.rejects(open(zarr.root(store)), (e) => e.code === "INVALID_METADATA" && /array -> bytes/.test(e.message));
+  await assert.rejects(set(new zarr.Array(store, "/", metaOf(codecs)), null, 1), (e) => e.code === "INVALID_METADATA");
+  assert.equal(files.size, 1);
+  // An empty list (zarrita's zarr.create writes it) is read as little-endian bytes, as zarrita reads it.
+  files.set("/zarr.json", new TextEncoder().encode(JSON.stringify(metaOf([]))));
+  const arr = await open(zarr.root(store));
+  await set(arr, [0, 0], 2.5);
+  assert.equal(await get(arr, [0, 0]), 2.5);
+});
+
+test("an empty selection of an array read through zarr.get is the empty result (zarrita 0.7 throws), as on the package's own path", async () => {
+  const files = new Map();
+  const store = { get: async (k) => files.get(k), set: async (k, v) => void files.set(k, v) };
+  // An identity transpose: left to zarr.get.
+  const meta = metaOf([{ name: "transpose", configuration: { order: [0, 1] } }, BYTES], { chunks: [2, 2] });
+  files.set("/zarr.json", new TextEncoder().encode(JSON.stringify(meta)));
+  const arr = await open(zarr.root(store));
+  await assert.rejects(zarr.get(arr, [zarr.slice(2, 2), null]), /empty iterator/);
+  for (const options of [{}, { pool }]) {
+    const got = await get(arr, [zarr.slice(2, 2), null], options);
+    assert.deepEqual([got.data.constructor.name, got.data.length, got.shape, got.stride], ["Float64Array", 0, [0, 4], [4, 1]]);
+    const decoded = await getDecoded(arr, [null, zarr.slice(3, 1)], options);
+    assert.deepEqual([decoded.data.length, decoded.shape], [0, [4, 0]]);
+  }
+  // The same on the package's own path.
+  files.set("/b/zarr.json", new TextEncoder().encode(JSON.stringify(metaOf([BYTES]))));
+  const own = await get(await open(zarr.root(store).resolve("b")), [zarr.slice(2, 2), null]);
+  assert.deepEqual([own.data.length, own.shape, own.stride], [0, [0, 4], [4, 1]]);
+});
