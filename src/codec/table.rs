@@ -76,6 +76,8 @@ pub enum Checksum {
     Crc32c,
     Crc32,
     Adler32,
+    /// numcodecs' `fletcher32`: HDF5's Fletcher-32 over big-endian 16-bit words, at the end.
+    Fletcher32,
 }
 
 /// Where a checksum codec stores the checksum (numcodecs' `location`).
@@ -226,7 +228,8 @@ pub const CODECS: &[CodecRow] = &[
     row("shuffle", &["numcodecs.shuffle"], Some("shuffle"), BB, Runs::Compress(BytesCodec::Shuffle(0)), &["elementsize"]),
     row("bz2", &["numcodecs.bz2"], Some("bz2"), BB, Runs::Elsewhere, &[]),
     row("lzma", &["numcodecs.lzma"], Some("lzma"), BB, Runs::Elsewhere, &[]),
-    row("fletcher32", &["numcodecs.fletcher32"], Some("fletcher32"), BB, Runs::Elsewhere, &[]),
+    row("fletcher32", &["numcodecs.fletcher32"], Some("fletcher32"), BB,
+        Runs::Compress(BytesCodec::Checksum(Checksum::Fletcher32, Place::End)), &[]),
 ];
 
 /// The row of a zarr v3 codec name.

@@ -36,6 +36,8 @@ const CASES = {
   v2_shuffle_filter_i2: [{ name: "blosc" }],
   v2_adler32_filter: [{ name: "zstd" }],
   v3_crc32_zstd: [{ name: "numcodecs.zstd" }, { name: "numcodecs.crc32" }],
+  v3_fletcher32_zstd: [{ name: "numcodecs.zstd" }, { name: "numcodecs.fletcher32" }],
+  v2_fletcher32_filter: [{ name: "zstd" }],
 };
 
 /** The store's files: metadata kept, chunks (what zarr-python wrote) apart. */

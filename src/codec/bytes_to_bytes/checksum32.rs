@@ -1,7 +1,7 @@
 //! The 32-bit checksum codecs: zarr v3's `crc32c` (shard indexes carry it by default) and
-//! numcodecs' `crc32`, `adler32` and `crc32c` (zarr v3 `numcodecs.*`). Each stores the bytes
-//! and their checksum as 4 little-endian bytes, after them or (numcodecs' `location: "start"`)
-//! before them; a checksum that does not match is `CHECKSUM`.
+//! numcodecs' `crc32`, `adler32`, `crc32c` and `fletcher32` (zarr v3 `numcodecs.*`). Each
+//! stores the bytes and their checksum as 4 little-endian bytes, after them or (numcodecs'
+//! `location: "start"`) before them; a checksum that does not match is `CHECKSUM`.
 
 use crate::codec::table::{Checksum, Place};
 use crate::error::{Error, Result};
@@ -16,8 +16,39 @@ impl Checksum {
                 h.finalize()
             }
             Checksum::Adler32 => adler2::adler32_slice(data),
+            Checksum::Fletcher32 => fletcher32(data),
         }
     }
+}
+
+/// HDF5's Fletcher-32 (H5_checksum_fletcher32, which numcodecs' `fletcher32` follows): sums of
+/// big-endian 16-bit words, folded every 360 words so that 32 bits never overflow; an odd
+/// last byte is a word's high byte.
+fn fletcher32(data: &[u8]) -> u32 {
+    let fold = |s: u32| (s & 0xffff) + (s >> 16);
+    let (mut sum1, mut sum2) = (0u32, 0u32);
+    let words = data.chunks_exact(2);
+    let odd = words.remainder().first().copied();
+    let mut n = 0;
+    for w in words {
+        sum1 += u32::from(u16::from_be_bytes([w[0], w[1]]));
+        sum2 += sum1;
+        n += 1;
+        if n == 360 {
+            (sum1, sum2, n) = (fold(sum1), fold(sum2), 0);
+        }
+    }
+    if n > 0 {
+        (sum1, sum2) = (fold(sum1), fold(sum2));
+    }
+    if let Some(b) = odd {
+        sum1 += u32::from(b) << 8;
+        sum2 += sum1;
+        (sum1, sum2) = (fold(sum1), fold(sum2));
+    }
+    // The second reduction, then the two sums side by side (as HDF5 writes it, in u32).
+    let (sum1, sum2) = (fold(sum1), fold(sum2));
+    sum2.wrapping_shl(16) | sum1
 }
 
 /// The bytes without their checksum, once the checksum matches them.
