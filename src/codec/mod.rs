@@ -3,6 +3,7 @@
 //! A chain is built once from array metadata (data type, fill value, codecs, chunk shape), which
 //! validates everything; encode and decode then only check the chunk they are given.
 
+pub mod bitround;
 pub mod bytes;
 pub mod bytes_to_bytes;
 pub mod cast_value;
@@ -70,6 +71,7 @@ pub fn codec_name_and_config(codec: &Value) -> Result<(&str, Option<&Value>)> {
 pub enum ArrayCodec {
     ScaleOffset(ScaleOffset),
     CastValue(CastValue),
+    BitRound(bitround::BitRound),
 }
 
 impl ArrayCodec {
@@ -81,6 +83,9 @@ impl ArrayCodec {
                 Some(ScaleOffset::new(configuration, dtype).map(Self::ScaleOffset))
             }
             Runs::CastValue => Some(CastValue::new(configuration, dtype).map(Self::CastValue)),
+            Runs::BitRound => {
+                Some(bitround::BitRound::new(configuration, dtype).map(Self::BitRound))
+            }
             _ => None,
         }
     }
@@ -90,6 +95,7 @@ impl ArrayCodec {
         match self {
             ArrayCodec::ScaleOffset(c) => c.data_type(),
             ArrayCodec::CastValue(c) => c.target(),
+            ArrayCodec::BitRound(c) => c.data_type(),
         }
     }
 
@@ -97,6 +103,7 @@ impl ArrayCodec {
         match self {
             ArrayCodec::ScaleOffset(c) => c.encode(data),
             ArrayCodec::CastValue(c) => c.encode(data),
+            ArrayCodec::BitRound(c) => c.encode(data),
         }
     }
 
@@ -104,6 +111,7 @@ impl ArrayCodec {
         match self {
             ArrayCodec::ScaleOffset(c) => c.decode(data),
             ArrayCodec::CastValue(c) => c.decode(data),
+            ArrayCodec::BitRound(c) => c.decode(data),
         }
     }
 
@@ -113,6 +121,7 @@ impl ArrayCodec {
         match self {
             ArrayCodec::ScaleOffset(c) => c.encode_scalar(fill),
             ArrayCodec::CastValue(c) => c.encode_scalar(fill),
+            ArrayCodec::BitRound(c) => c.encode_scalar(fill),
         }
         .map_err(|e| Error::InvalidMetadata {
             message: format!(
@@ -126,6 +135,7 @@ impl ArrayCodec {
         let runs = match self {
             ArrayCodec::ScaleOffset(_) => Runs::ScaleOffset,
             ArrayCodec::CastValue(_) => Runs::CastValue,
+            ArrayCodec::BitRound(_) => Runs::BitRound,
         };
         table::CODECS
             .iter()
@@ -137,6 +147,7 @@ impl ArrayCodec {
         match self {
             ArrayCodec::ScaleOffset(c) => c.to_json(),
             ArrayCodec::CastValue(c) => c.to_json(),
+            ArrayCodec::BitRound(c) => c.to_json(),
         }
     }
 }

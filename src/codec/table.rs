@@ -134,6 +134,8 @@ pub enum Runs {
     /// An array -> array codec of the core chain.
     ScaleOffset,
     CastValue,
+    /// numcodecs' `bitround`: rounds float mantissas on encode, nothing to undo on decode.
+    BitRound,
     /// `transpose`: moves elements only, so the layout reads it as an order of dimensions.
     Transpose,
     /// `bytes`: the core chain's array -> bytes codec.
@@ -196,7 +198,7 @@ pub const CODECS: &[CodecRow] = &[
     row("scale_offset", &["scale_offset"], None, AA, Runs::ScaleOffset, &[]),
     row("cast_value", &["cast_value"], None, AA, Runs::CastValue, &[]),
     row("transpose", &["transpose"], None, AA, Runs::Transpose, &["order"]),
-    row("bitround", &["numcodecs.bitround", "bitround"], Some("bitround"), AA, Runs::Elsewhere, &[]),
+    row("bitround", &["numcodecs.bitround", "bitround"], Some("bitround"), AA, Runs::BitRound, &["keepbits"]),
     row("delta", &["numcodecs.delta", "delta"], Some("delta"), AA, Runs::Elsewhere, &[]),
     row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::Elsewhere, &[]),
     row("astype", &["numcodecs.astype"], Some("astype"), AA, Runs::Elsewhere, &[]),
@@ -284,7 +286,9 @@ fn zarrita(r: &CodecRow) -> Option<&'static str> {
 pub fn to_json() -> crate::json::Value {
     use crate::json::Value;
     let module = |r: &CodecRow| match r.runs {
-        Runs::ScaleOffset | Runs::CastValue | Runs::Bytes | Runs::Transpose => Some(Module::Core),
+        Runs::ScaleOffset | Runs::CastValue | Runs::BitRound | Runs::Bytes | Runs::Transpose => {
+            Some(Module::Core)
+        }
         Runs::WholeChunk(m) => Some(m),
         Runs::Compress(_) => Some(Module::Compress),
         Runs::Sharding | Runs::Elsewhere => None,

@@ -413,7 +413,7 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
         refuse_misread(name, config)?;
         let runs = table::by_v3_name(name).map(|r| r.runs);
         let serializer = match runs {
-            Some(Runs::ScaleOffset | Runs::CastValue) => {
+            Some(Runs::ScaleOffset | Runs::CastValue | Runs::BitRound) => {
                 chain.push(codec.clone());
                 continue;
             }
@@ -622,10 +622,16 @@ impl ArrayLayout {
     }
 
     /// Whether `set` writes the array on the package's own path: chunks in C order, and for a
-    /// zarr v2 array no filter that takes values (numcodecs encodes those with NumPy's
-    /// rules, which `zarr.set` follows through zarrita).
+    /// zarr v2 array no filter that takes values but bitround (numcodecs encodes the others
+    /// with NumPy's rules, which `zarr.set` follows through zarrita).
     pub fn writes_here(&self) -> bool {
-        self.order.is_none() && (self.zarr_format == 3 || self.chain.array_codecs().is_empty())
+        // (bitround is numcodecs' own rule, which its kernel here follows bit for bit.)
+        let numcodecs_rules = self
+            .chain
+            .array_codecs()
+            .iter()
+            .all(|c| matches!(c, crate::codec::ArrayCodec::BitRound(_)));
+        self.order.is_none() && (self.zarr_format == 3 || numcodecs_rules)
     }
 
     /// The item size of what the (inner) chunk's bytes -> bytes codecs receive: the values

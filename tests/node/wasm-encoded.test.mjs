@@ -39,6 +39,8 @@ const CASES = {
   v3_fletcher32_zstd: [{ name: "numcodecs.zstd" }, { name: "numcodecs.fletcher32" }],
   v2_fletcher32_filter: [{ name: "zstd" }],
 };
+// (bitround's writes are held to zarr-python's in tests/fixtures/written: v3_bitround_zstd,
+// v2_bitround_zstd. Here set would round the fill value of the chunk zarr-python left out.)
 
 /** The store's files: metadata kept, chunks (what zarr-python wrote) apart. */
 function split(storeDir) {
