@@ -199,7 +199,19 @@ fn sharded_layouts_and_fallbacks() {
         panic!("a transpose is read in place");
     };
     assert_eq!(layout.order.as_deref(), Some(&[1, 0][..]));
-    let codecs = r#"[{"name": "numcodecs.delta", "configuration": {"dtype": "<f8"}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#;
+    // numcodecs' delta runs on the bytes `bytes` lays out: the chain's bytes little-endian,
+    // delta the first of the compressors (its astype in the byte order stored).
+    let codecs = r#"[{"name": "numcodecs.delta", "configuration": {"dtype": "<f8", "astype": "<f4"}}, {"name": "bytes", "configuration": {"endian": "big"}}]"#;
+    let Opened::Layout(layout) = open(&meta(codecs)).expect("open") else {
+        panic!("delta is read in place: {codecs}");
+    };
+    assert_eq!(
+        layout.compressors[0].to_string(),
+        r#"{"configuration":{"astype":">f4","dtype":"<f8"},"name":"numcodecs.delta"}"#
+    );
+    assert_eq!(layout.stored_item_size(), 4);
+    // After another array -> array codec it is left to zarrita.
+    let codecs = r#"[{"name": "numcodecs.delta", "configuration": {"dtype": "<f8"}}, {"name": "scale_offset", "configuration": {"scale": 2}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#;
     assert!(
         matches!(open(&meta(codecs)).expect("open"), Opened::Unsupported(_)),
         "{codecs}"

@@ -24,6 +24,19 @@ pub enum BytesCodec {
     Checksum(Checksum, Place),
     /// numcodecs' byte shuffle of elements of this many bytes (its `elementsize`).
     Shuffle(usize),
+    /// numcodecs' `delta`, run on a chunk's bytes after `bytes` (see `bytes_to_bytes::delta`).
+    Delta(DeltaParams),
+}
+
+/// numcodecs' `delta`: values of `dtype` stored as differences of `astype`, each type in its
+/// byte order (as the layout hands it over: `dtype` as `bytes` lays it out, `astype` as
+/// stored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeltaParams {
+    pub dtype: DataType,
+    pub astype: DataType,
+    pub dtype_big: bool,
+    pub astype_big: bool,
 }
 
 /// How blosc compresses: numcodecs' `Blosc` (zarr v2) and zarr v3's `blosc` configuration.
@@ -187,6 +200,7 @@ const fn row(
     }
 }
 
+use crate::dtype::DataType;
 use Kind::{ArrayToArray as AA, ArrayToBytes as AB, BytesToBytes as BB};
 
 /// Every codec the package knows. For a bytes -> bytes kernel, the row's value is its
@@ -199,7 +213,9 @@ pub const CODECS: &[CodecRow] = &[
     row("cast_value", &["cast_value"], None, AA, Runs::CastValue, &[]),
     row("transpose", &["transpose"], None, AA, Runs::Transpose, &["order"]),
     row("bitround", &["numcodecs.bitround", "bitround"], Some("bitround"), AA, Runs::BitRound, &["keepbits"]),
-    row("delta", &["numcodecs.delta", "delta"], Some("delta"), AA, Runs::Elsewhere, &[]),
+    // Array -> array, but run on bytes in the compress module (the layout moves it after `bytes`).
+    row("delta", &["numcodecs.delta", "delta"], Some("delta"), AA, Runs::Compress(BytesCodec::Delta(DeltaParams {
+        dtype: DataType::Float64, astype: DataType::Float64, dtype_big: false, astype_big: false })), &["dtype", "astype"]),
     row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::Elsewhere, &[]),
     row("astype", &["numcodecs.astype"], Some("astype"), AA, Runs::Elsewhere, &[]),
     row("quantize", &["numcodecs.quantize"], Some("quantize"), AA, Runs::Elsewhere, &[]),
@@ -342,7 +358,12 @@ mod tests {
         for r in CODECS {
             if let Runs::Compress(c) = r.runs {
                 assert_eq!(of_bytes_codec(c).name, r.name);
-                assert_eq!(r.kind, Kind::BytesToBytes);
+                // (delta takes values, but the layout runs it on the bytes `bytes` lays out.)
+                let kind = match c {
+                    BytesCodec::Delta(_) => Kind::ArrayToArray,
+                    _ => Kind::BytesToBytes,
+                };
+                assert_eq!(r.kind, kind);
             }
         }
     }

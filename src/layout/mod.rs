@@ -11,7 +11,7 @@ pub mod v2;
 
 use crate::array::ArrayData;
 use crate::codec::bytes::{check_byte_length, ReadInt};
-use crate::codec::bytes_to_bytes::BytesChain;
+use crate::codec::bytes_to_bytes::{BytesChain, BytesCodec};
 use crate::codec::region::{transposed_strides, Span};
 use crate::codec::table::{self, Kind, Module, Runs};
 use crate::codec::{codec_name_and_config, parse_shape, Chain, Endian};
@@ -71,6 +71,9 @@ pub struct ArrayLayout {
     pub lanes: usize,
     /// One item's fill value, little-endian.
     pub fill_bytes: Vec<u8>,
+    /// numcodecs' delta's `astype`, where the chain has a delta (the first of `compressors`):
+    /// what the codecs after it receive.
+    pub delta_astype: Option<DataType>,
 }
 
 /// A whole-chunk array -> bytes codec and the module that runs it.
@@ -284,8 +287,17 @@ pub fn open(meta: &Value) -> Result<Opened> {
             )?
         }
     };
+    if let Some((dtype, _)) = split.delta {
+        if dtype != chain.encoded_data_type() {
+            return Err(invalid(format!(
+                "delta's dtype {dtype} is not the data type it receives, {}",
+                chain.encoded_data_type()
+            )));
+        }
+    }
     let compressors_fallback = BytesChain::not_in_wasm(&split.compressors)?;
     Ok(Opened::Layout(Box::new(ArrayLayout {
+        delta_astype: split.delta.map(|(_, astype)| astype),
         array_type,
         lanes,
         fill_bytes,
@@ -388,6 +400,8 @@ struct Split {
     order: Option<Vec<usize>>,
     /// The array -> bytes codec when it is one run on whole chunks (see [`ArrayLayout`]).
     serializer: Option<WholeChunk>,
+    /// numcodecs' delta, moved to the front of `compressors`: its `dtype` and `astype`.
+    delta: Option<(DataType, DataType)>,
 }
 
 /// `bytes`, little-endian: how the chain reads what a whole-chunk serializer decodes to.
@@ -408,10 +422,25 @@ fn little_endian_bytes() -> Value {
 fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Split, String>> {
     let mut chain = Vec::new();
     let mut order = None;
+    let mut delta: Option<&Value> = None;
     for (i, codec) in codecs.iter().enumerate() {
         let (name, config) = codec_name_and_config(codec)?;
-        refuse_misread(name, config)?;
         let runs = table::by_v3_name(name).map(|r| r.runs);
+        // numcodecs' delta runs on the bytes `bytes` lays out (the compress module): it must
+        // be the last array -> array codec, and the only delta.
+        if let Some(Runs::Compress(BytesCodec::Delta(_))) = runs {
+            if delta.is_some() {
+                return Ok(Err("two delta codecs".into()));
+            }
+            delta = Some(codec);
+            continue;
+        }
+        if delta.is_some() && runs != Some(Runs::Bytes) {
+            return Ok(Err(format!(
+                "the codec {} between delta and bytes",
+                quoted(name)
+            )));
+        }
         let serializer = match runs {
             Some(Runs::ScaleOffset | Runs::CastValue | Runs::BitRound) => {
                 chain.push(codec.clone());
@@ -425,6 +454,12 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
                     None => return Ok(Err("a transpose that changes nothing".into())),
                 }
                 continue;
+            }
+            Some(Runs::Bytes) if delta.is_some() => {
+                // The chain lays the values out little-endian for delta, which stores its
+                // differences in the byte order `bytes` says.
+                chain.push(little_endian_bytes());
+                None
             }
             Some(Runs::Bytes) => {
                 chain.push(codec.clone());
@@ -447,11 +482,20 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
                 )))
             }
         };
+        let mut compressors = codecs[i + 1..].to_vec();
+        let mut delta_types = None;
+        if let Some(d) = delta {
+            let big = config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big");
+            let (step, types) = delta_step(d, big)?;
+            compressors.insert(0, step);
+            delta_types = Some(types);
+        }
         return Ok(Ok(Split {
             chain,
-            compressors: codecs[i + 1..].to_vec(),
+            compressors,
             order,
             serializer,
+            delta: delta_types,
         }));
     }
     // No array -> bytes codec. zarr v3 requires exactly one, and zarr-python refuses a chain
@@ -463,34 +507,57 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
              chain has exactly one",
         ));
     }
+    if delta.is_some() {
+        return Ok(Err("delta with no bytes codec after it".into()));
+    }
     chain.push(little_endian_bytes());
     Ok(Ok(Split {
         chain,
         compressors: Vec::new(),
         order,
         serializer: None,
+        delta: None,
     }))
 }
 
-/// Refuses a codec that this path leaves to zarrita where zarrita is known to read it wrong:
-/// numcodecs' `delta` with an `astype` other than its `dtype` (zarrita 0.7's delta ignores
-/// `astype` and reads the stored differences as values of `dtype`: 5.6e-315 for 287).
-fn refuse_misread(name: &str, config: Option<&Value>) -> Result<()> {
-    let is_delta = table::by_v3_name(name).is_some_and(|r| r.name == "delta");
-    let text = |key: &str| config.and_then(|c| c.get(key)).and_then(Value::as_str);
-    if let (true, Some(dtype), Some(astype)) = (is_delta, text("dtype"), text("astype")) {
-        if dtype != astype {
-            return Err(Error::Unsupported {
-                message: format!(
-                    "delta with astype {} (dtype {}) is not read: zarrita's delta ignores \
-                     astype and would read other values",
-                    quoted(astype),
-                    quoted(dtype)
-                ),
-            });
-        }
-    }
-    Ok(())
+/// numcodecs' delta as the compress module runs it, after `bytes`: `dtype` as the chain lays
+/// it out (little-endian), `astype` in the byte order stored (`big`: the `bytes` codec's);
+/// and its two types.
+fn delta_step(codec: &Value, big: bool) -> Result<(Value, (DataType, DataType))> {
+    let config = codec.get("configuration");
+    let given = |key: &str| config.and_then(|c| c.get(key)).and_then(Value::as_str);
+    let dtype_text = given("dtype").ok_or_else(|| invalid("delta needs a dtype"))?;
+    let astype_text = given("astype").unwrap_or(dtype_text);
+    let ordered = |text: &str, big: bool| -> Result<(String, DataType)> {
+        let code = text
+            .get(1..)
+            .ok_or_else(|| invalid(format!("delta: dtype {}", quoted(text))))?;
+        let t = crate::types::ArrayType::from_v2(text, None)?;
+        let dt = t
+            .numeric()
+            .ok_or_else(|| invalid(format!("delta: {} is not a number type", quoted(text))))?;
+        let order = if dt.size() == 1 {
+            '|'
+        } else if big {
+            '>'
+        } else {
+            '<'
+        };
+        Ok((format!("{order}{code}"), dt))
+    };
+    let (dtype, dt) = ordered(dtype_text, false)?;
+    let (astype, at) = ordered(astype_text, big)?;
+    let step = Value::object([
+        ("name", Value::from("numcodecs.delta")),
+        (
+            "configuration",
+            Value::object([
+                ("dtype", Value::from(dtype)),
+                ("astype", Value::from(astype)),
+            ]),
+        ),
+    ]);
+    Ok((step, (dt, at)))
 }
 
 /// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,
@@ -638,7 +705,10 @@ impl ArrayLayout {
     /// the array -> bytes codec lays out, a whole item of lanes (a complex128's 16 bytes, as
     /// numcodecs' blosc takes the dtype's itemsize for its typesize).
     pub fn stored_item_size(&self) -> usize {
-        self.chain.encoded_data_type().size() * self.lanes
+        match self.delta_astype {
+            Some(astype) => astype.size(),
+            None => self.chain.encoded_data_type().size() * self.lanes,
+        }
     }
 
     /// The whole-chunk serializer as the JavaScript side builds it: the codec, its module, the

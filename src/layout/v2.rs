@@ -463,7 +463,15 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
                 codecs.extend(t.codecs);
                 current = Some(t.stored);
             }
-            None => codecs.push(codec(&name, rest)),
+            None => {
+                // numcodecs' delta hands on its `astype` (which `bytes` then lays out, in its
+                // byte order).
+                if id == "delta" {
+                    let astype = rest.get("astype").or_else(|| rest.get("dtype"));
+                    current = astype.and_then(Value::as_str).and_then(numeric).or(current);
+                }
+                codecs.push(codec(&name, rest))
+            }
         }
     }
     let endian = match current {

@@ -38,6 +38,9 @@ const CASES = {
   v3_crc32_zstd: [{ name: "numcodecs.zstd" }, { name: "numcodecs.crc32" }],
   v3_fletcher32_zstd: [{ name: "numcodecs.zstd" }, { name: "numcodecs.fletcher32" }],
   v2_fletcher32_filter: [{ name: "zstd" }],
+  // delta: set writes numcodecs' differences (values: zarr-python's read back, which are the
+  // sums of the differences it stored).
+  v3_delta_i2_blosc: [{ name: "blosc" }],
 };
 // (bitround's writes are held to zarr-python's in tests/fixtures/written: v3_bitround_zstd,
 // v2_bitround_zstd. Here set would round the fill value of the chunk zarr-python left out.)

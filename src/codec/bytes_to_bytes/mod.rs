@@ -17,6 +17,8 @@ pub mod checksum32;
 #[cfg(feature = "compress")]
 pub mod deflate;
 #[cfg(feature = "compress")]
+pub mod delta;
+#[cfg(feature = "compress")]
 pub mod lz4;
 #[cfg(feature = "compress")]
 mod shuffle;
@@ -24,7 +26,8 @@ mod shuffle;
 pub mod zstd;
 
 use super::table::{self, CodecRow, Place, Runs};
-pub use super::table::{BloscCompressor, BloscParams, BloscShuffle, BytesCodec};
+pub use super::table::{BloscCompressor, BloscParams, BloscShuffle, BytesCodec, DeltaParams};
+use crate::dtype::DataType;
 use crate::error::{quoted, Error, Result};
 use crate::json::Value;
 
@@ -141,6 +144,39 @@ impl BytesCodec {
                 )?
                 .map_or(acceleration, |n| n as i32),
             },
+            BytesCodec::Delta(_) => {
+                let numeric = |key: &str| -> Result<(DataType, bool)> {
+                    let text = given(key).and_then(Value::as_str).ok_or_else(|| {
+                        Error::config(entry.name, format!("{key} must be a numpy dtype string"))
+                    })?;
+                    let t = crate::types::ArrayType::from_v2(text, None)
+                        .map_err(|e| Error::config(entry.name, format!("{key}: {e}")))?;
+                    let dt = t.numeric().ok_or_else(|| {
+                        Error::config(
+                            entry.name,
+                            format!("{key} {} is not a number type", quoted(text)),
+                        )
+                    })?;
+                    Ok((dt, t.big_endian))
+                };
+                let (dtype, dtype_big) = numeric("dtype")?;
+                let (astype, astype_big) = match given("astype") {
+                    None => (dtype, dtype_big),
+                    Some(_) => numeric("astype")?,
+                };
+                if astype.is_float() && !dtype.is_float() {
+                    return Err(Error::config(
+                        entry.name,
+                        "float differences of an integer dtype are not read",
+                    ));
+                }
+                BytesCodec::Delta(DeltaParams {
+                    dtype,
+                    astype,
+                    dtype_big,
+                    astype_big,
+                })
+            }
             BytesCodec::Blosc(p) => {
                 let mut p = blosc_params(entry.name, p, &given)?;
                 // zarr-python's blosc takes the type size of what it receives.
@@ -170,6 +206,7 @@ impl BytesCodec {
         match self {
             BytesCodec::Checksum(..) => encoded.checked_sub(4),
             BytesCodec::Shuffle(_) => Some(encoded),
+            BytesCodec::Delta(p) => (encoded / p.astype.size()).checked_mul(p.dtype.size()),
             _ => None,
         }
     }
@@ -179,6 +216,7 @@ impl BytesCodec {
         match self {
             BytesCodec::Checksum(..) => decoded.checked_add(4),
             BytesCodec::Shuffle(_) => Some(decoded),
+            BytesCodec::Delta(p) => (decoded / p.dtype.size()).checked_mul(p.astype.size()),
             _ => None,
         }
     }
@@ -194,6 +232,7 @@ impl BytesCodec {
             BytesCodec::Blosc(p) => blosc::encode(input, p),
             BytesCodec::Checksum(sum, place) => Ok(checksum32::append(sum, place, input)),
             BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
+            BytesCodec::Delta(p) => delta::encode(p, input),
         }
     }
 
@@ -211,6 +250,7 @@ impl BytesCodec {
                 checksum32::strip(sum, place, input, self.name())?.to_vec()
             }
             BytesCodec::Shuffle(size) => shuffle::numcodecs_unshuffle(size, input)?,
+            BytesCodec::Delta(p) => delta::decode(p, input)?,
         };
         match expected {
             Some(n) if out.len() != n => Err(Error::ChunkLength {
