@@ -90,6 +90,11 @@ impl ArrayCodec {
         }
     }
 
+    /// Whether decoding gives back what is stored, unchanged (bitround's).
+    pub fn decodes_as_stored(&self) -> bool {
+        matches!(self, ArrayCodec::BitRound(_))
+    }
+
     /// The data type this codec's encode output has.
     pub fn encoded_type(&self) -> DataType {
         match self {

@@ -116,7 +116,15 @@ impl Chain {
     /// array codec): its stored bytes are then the array's values themselves.
     pub fn plain_endian(&self) -> Option<super::bytes::Endian> {
         match &self.serializer {
-            super::Serializer::Bytes(b) if self.array_codecs.is_empty() => Some(b.endian()),
+            // (Codecs that decode to what is stored, bitround's, leave the bytes the values.)
+            super::Serializer::Bytes(b)
+                if self
+                    .array_codecs
+                    .iter()
+                    .all(super::ArrayCodec::decodes_as_stored) =>
+            {
+                Some(b.endian())
+            }
             _ => None,
         }
     }

@@ -146,10 +146,72 @@ fn check(input: &[u8], size: usize) -> Result<()> {
     Ok(())
 }
 
+/// One type for both, the common case: a running sum (or difference) in the type itself,
+/// integers wrapping; `None` for two types.
+fn same_type(p: DeltaParams, input: &[u8], decode: bool) -> Option<Vec<u8>> {
+    if p.dtype != p.astype {
+        return None;
+    }
+    let (from_big, to_big) = if decode {
+        (p.astype_big, p.dtype_big)
+    } else {
+        (p.dtype_big, p.astype_big)
+    };
+    let mut out = Vec::with_capacity(input.len());
+    macro_rules! run {
+        ($t:ty, $add:expr, $sub:expr, $zero:expr) => {{
+            const N: usize = std::mem::size_of::<$t>();
+            let mut last: $t = $zero;
+            let mut first = true;
+            for b in input.chunks_exact(N) {
+                let a: [u8; N] = b.try_into().unwrap_or([0; N]);
+                let x = if from_big {
+                    <$t>::from_be_bytes(a)
+                } else {
+                    <$t>::from_le_bytes(a)
+                };
+                let y = if decode {
+                    // (The first value as it is: 0 + -0.0 would be 0.0.)
+                    last = if first { x } else { $add(last, x) };
+                    first = false;
+                    last
+                } else {
+                    let d = $sub(x, last);
+                    last = x;
+                    d
+                };
+                out.extend_from_slice(&if to_big {
+                    y.to_be_bytes()
+                } else {
+                    y.to_le_bytes()
+                });
+            }
+        }};
+    }
+    match p.dtype {
+        DataType::Float64 => run!(f64, |a: f64, b: f64| a + b, |a: f64, b: f64| a - b, 0.0),
+        DataType::Float32 => run!(f32, |a: f32, b: f32| a + b, |a: f32, b: f32| a - b, 0.0),
+        DataType::Int8 => run!(i8, i8::wrapping_add, i8::wrapping_sub, 0),
+        DataType::UInt8 => run!(u8, u8::wrapping_add, u8::wrapping_sub, 0),
+        DataType::Int16 => run!(i16, i16::wrapping_add, i16::wrapping_sub, 0),
+        DataType::UInt16 => run!(u16, u16::wrapping_add, u16::wrapping_sub, 0),
+        DataType::Int32 => run!(i32, i32::wrapping_add, i32::wrapping_sub, 0),
+        DataType::UInt32 => run!(u32, u32::wrapping_add, u32::wrapping_sub, 0),
+        DataType::Int64 => run!(i64, i64::wrapping_add, i64::wrapping_sub, 0),
+        DataType::UInt64 => run!(u64, u64::wrapping_add, u64::wrapping_sub, 0),
+        // float16 sums round through float32: the general path.
+        DataType::Float16 => return None,
+    }
+    Some(out)
+}
+
 /// `astype` differences (in their stored byte order) to `dtype` values (in `dtype`'s).
 pub fn decode(p: DeltaParams, input: &[u8]) -> Result<Vec<u8>> {
     let size = p.astype.size();
     check(input, size)?;
+    if let Some(out) = same_type(p, input, true) {
+        return Ok(out);
+    }
     let mut out = Vec::with_capacity(input.len() / size * p.dtype.size());
     let mut sum: Option<Num> = None;
     for b in input.chunks_exact(size) {
@@ -168,6 +230,9 @@ pub fn decode(p: DeltaParams, input: &[u8]) -> Result<Vec<u8>> {
 pub fn encode(p: DeltaParams, input: &[u8]) -> Result<Vec<u8>> {
     let size = p.dtype.size();
     check(input, size)?;
+    if let Some(out) = same_type(p, input, false) {
+        return Ok(out);
+    }
     let mut out = Vec::with_capacity(input.len() / size * p.astype.size());
     let mut previous: Option<Num> = None;
     for b in input.chunks_exact(size) {
