@@ -13,8 +13,8 @@ import { type Decompressor, filled, type TypedArray, type TypedArrayCtor, unpack
 export interface ChunkCoder {
   encodeChunk(values: TypedArray): Uint8Array;
   decodeChunk(stored: Uint8Array): unknown;
-  /** Whether a chunk's stored bytes are its values as they are (`bytes` alone, little endian). */
-  readonly storedAsValues: boolean;
+  /** Whether values are stored as they are (`bytes` alone, little endian, no array -> array codec). */
+  readonly writtenAsValues: boolean;
 }
 
 /**
@@ -45,7 +45,7 @@ export interface ChunkInput {
 /** A chunk's stored bytes, every codec of its chain applied. */
 export function encodeChunk(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput): Uint8Array {
   const chunk = input.region ? merged(coder, steps, chunkShape, input) : input.values;
-  let bytes = coder.storedAsValues ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : coder.encodeChunk(chunk);
+  let bytes = coder.writtenAsValues ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : coder.encodeChunk(chunk);
   for (const step of steps.encode) bytes = step.encode(bytes);
   return bytes;
 }

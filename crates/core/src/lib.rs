@@ -268,7 +268,8 @@ impl ArrayReader {
     }
 
     /// Whether a chunk's stored bytes are its values as they are (`bytes` alone, little
-    /// endian): a caller may then place them itself, after `checkChunk`.
+    /// endian, after codecs that decode to what is stored, bitround's): a caller may then
+    /// place them itself, after `checkChunk`.
     #[wasm_bindgen(getter, js_name = storedAsValues)]
     pub fn stored_as_values(&self) -> bool {
         self.reader.as_ref().is_ok_and(|r| {
@@ -276,6 +277,17 @@ impl ArrayReader {
                 && r.layout.chain.plain_endian()
                     == Some(zarr_wasm_codecs::codec::bytes::Endian::Little)
         })
+    }
+
+    /// Whether values are stored as they are (`bytes` alone, little endian, no array -> array
+    /// codec at all): a write may then store their bytes without encoding them.
+    #[wasm_bindgen(getter, js_name = writtenAsValues)]
+    pub fn written_as_values(&self) -> bool {
+        self.stored_as_values()
+            && self
+                .reader
+                .as_ref()
+                .is_ok_and(|r| r.layout.chain.array_codecs().is_empty())
     }
 
     /// Checks a stored chunk's byte length and a box of it as `setChunk` does (the same
