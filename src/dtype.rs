@@ -122,6 +122,38 @@ impl DataType {
             })
     }
 
+    /// A numpy dtype string of a numeric type, as zarr v2 writes them (`<f8 <f4 <f2 <i1..<i8
+    /// <u1..<u8`, their `>` big-endian forms, `|i1 |u1`): the type and whether its bytes are
+    /// big-endian (never for one-byte types); `None` for any other string.
+    pub fn from_numpy(s: &str) -> Option<(DataType, bool)> {
+        let (big, kind) = if let Some(rest) = s.strip_prefix('<') {
+            (false, rest)
+        } else if let Some(rest) = s.strip_prefix('>') {
+            (true, rest)
+        } else {
+            (false, s.strip_prefix('|')?)
+        };
+        let dtype = match kind {
+            "f2" => DataType::Float16,
+            "f4" => DataType::Float32,
+            "f8" => DataType::Float64,
+            "i1" => DataType::Int8,
+            "i2" => DataType::Int16,
+            "i4" => DataType::Int32,
+            "i8" => DataType::Int64,
+            "u1" => DataType::UInt8,
+            "u2" => DataType::UInt16,
+            "u4" => DataType::UInt32,
+            "u8" => DataType::UInt64,
+            _ => return None,
+        };
+        // numpy writes `|` only for types without a byte order.
+        if s.starts_with('|') && dtype.size() != 1 {
+            return None;
+        }
+        Some((dtype, big && dtype.size() > 1))
+    }
+
     /// Reads a data type from array or codec metadata: a name, or `{"name": ...}` with no
     /// configuration (the object form zarr v3 allows for every data type).
     pub fn from_json(value: &Value) -> Result<Self> {

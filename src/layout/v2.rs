@@ -38,38 +38,9 @@ struct Numeric {
     big: bool,
 }
 
-/// Reads a v2 dtype string with a zarr v3 numeric type: `<f8 <f4 <f2 <i1..<i8 <u1..<u8`, the
-/// `>` (big-endian) variants, and `|i1 |u1`.
+/// Reads a v2 dtype string with a zarr v3 numeric type (see [`DataType::from_numpy`]).
 fn numeric(s: &str) -> Option<Numeric> {
-    let (big, kind) = if let Some(rest) = s.strip_prefix('<') {
-        (false, rest)
-    } else if let Some(rest) = s.strip_prefix('>') {
-        (true, rest)
-    } else {
-        (false, s.strip_prefix('|')?)
-    };
-    let dtype = match kind {
-        "f2" => DataType::Float16,
-        "f4" => DataType::Float32,
-        "f8" => DataType::Float64,
-        "i1" => DataType::Int8,
-        "i2" => DataType::Int16,
-        "i4" => DataType::Int32,
-        "i8" => DataType::Int64,
-        "u1" => DataType::UInt8,
-        "u2" => DataType::UInt16,
-        "u4" => DataType::UInt32,
-        "u8" => DataType::UInt64,
-        _ => return None,
-    };
-    // numpy writes `|` only for types without a byte order.
-    if s.starts_with('|') && dtype.size() != 1 {
-        return None;
-    }
-    Some(Numeric {
-        dtype,
-        big: big && dtype.size() > 1,
-    })
+    DataType::from_numpy(s).map(|(dtype, big)| Numeric { dtype, big })
 }
 
 /// An array's v2 `dtype`, read.

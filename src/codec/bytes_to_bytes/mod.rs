@@ -146,18 +146,16 @@ impl BytesCodec {
             },
             BytesCodec::Delta(_) => {
                 let numeric = |key: &str| -> Result<(DataType, bool)> {
-                    let text = given(key).and_then(Value::as_str).ok_or_else(|| {
-                        Error::config(entry.name, format!("{key} must be a numpy dtype string"))
-                    })?;
-                    let t = crate::types::ArrayType::from_v2(text, None)
-                        .map_err(|e| Error::config(entry.name, format!("{key}: {e}")))?;
-                    let dt = t.numeric().ok_or_else(|| {
+                    let text = given(key).and_then(Value::as_str).unwrap_or("");
+                    DataType::from_numpy(text).ok_or_else(|| {
                         Error::config(
                             entry.name,
-                            format!("{key} {} is not a number type", quoted(text)),
+                            format!(
+                                "{key} must be a numeric numpy dtype string, got {}",
+                                quoted(text)
+                            ),
                         )
-                    })?;
-                    Ok((dt, t.big_endian))
+                    })
                 };
                 let (dtype, dtype_big) = numeric("dtype")?;
                 let (astype, astype_big) = match given("astype") {
