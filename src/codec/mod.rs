@@ -12,6 +12,7 @@ mod fused;
 #[cfg(feature = "pcodec")]
 pub mod pcodec;
 pub mod pipeline;
+pub mod quantize;
 pub mod region;
 pub mod scale_offset;
 pub mod table;
@@ -72,6 +73,7 @@ pub enum ArrayCodec {
     ScaleOffset(ScaleOffset),
     CastValue(CastValue),
     BitRound(bitround::BitRound),
+    Quantize(quantize::Quantize),
 }
 
 impl ArrayCodec {
@@ -86,13 +88,20 @@ impl ArrayCodec {
             Runs::BitRound => {
                 Some(bitround::BitRound::new(configuration, dtype).map(Self::BitRound))
             }
+            Runs::Quantize => {
+                Some(quantize::Quantize::new(configuration, dtype).map(Self::Quantize))
+            }
             _ => None,
         }
     }
 
     /// Whether decoding gives back what is stored, unchanged (bitround's).
     pub fn decodes_as_stored(&self) -> bool {
-        matches!(self, ArrayCodec::BitRound(_))
+        match self {
+            ArrayCodec::BitRound(_) => true,
+            ArrayCodec::Quantize(q) => q.decodes_as_stored(),
+            _ => false,
+        }
     }
 
     /// The data type this codec's encode output has.
@@ -101,6 +110,7 @@ impl ArrayCodec {
             ArrayCodec::ScaleOffset(c) => c.data_type(),
             ArrayCodec::CastValue(c) => c.target(),
             ArrayCodec::BitRound(c) => c.data_type(),
+            ArrayCodec::Quantize(c) => c.encoded_type(),
         }
     }
 
@@ -109,6 +119,7 @@ impl ArrayCodec {
             ArrayCodec::ScaleOffset(c) => c.encode(data),
             ArrayCodec::CastValue(c) => c.encode(data),
             ArrayCodec::BitRound(c) => c.encode(data),
+            ArrayCodec::Quantize(c) => c.encode(data),
         }
     }
 
@@ -117,6 +128,7 @@ impl ArrayCodec {
             ArrayCodec::ScaleOffset(c) => c.decode(data),
             ArrayCodec::CastValue(c) => c.decode(data),
             ArrayCodec::BitRound(c) => c.decode(data),
+            ArrayCodec::Quantize(c) => c.decode(data),
         }
     }
 
@@ -127,6 +139,7 @@ impl ArrayCodec {
             ArrayCodec::ScaleOffset(c) => c.encode_scalar(fill),
             ArrayCodec::CastValue(c) => c.encode_scalar(fill),
             ArrayCodec::BitRound(c) => c.encode_scalar(fill),
+            ArrayCodec::Quantize(c) => c.encode_scalar(fill),
         }
         .map_err(|e| Error::InvalidMetadata {
             message: format!(
@@ -141,6 +154,7 @@ impl ArrayCodec {
             ArrayCodec::ScaleOffset(_) => Runs::ScaleOffset,
             ArrayCodec::CastValue(_) => Runs::CastValue,
             ArrayCodec::BitRound(_) => Runs::BitRound,
+            ArrayCodec::Quantize(_) => Runs::Quantize,
         };
         table::CODECS
             .iter()
@@ -153,6 +167,7 @@ impl ArrayCodec {
             ArrayCodec::ScaleOffset(c) => c.to_json(),
             ArrayCodec::CastValue(c) => c.to_json(),
             ArrayCodec::BitRound(c) => c.to_json(),
+            ArrayCodec::Quantize(c) => c.to_json(),
         }
     }
 }

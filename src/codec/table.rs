@@ -149,6 +149,8 @@ pub enum Runs {
     CastValue,
     /// numcodecs' `bitround`: rounds float mantissas on encode, nothing to undo on decode.
     BitRound,
+    /// numcodecs' `quantize`: rounds to a power-of-two fraction, stored as `astype`.
+    Quantize,
     /// `transpose`: moves elements only, so the layout reads it as an order of dimensions.
     Transpose,
     /// `bytes`: the core chain's array -> bytes codec.
@@ -218,7 +220,7 @@ pub const CODECS: &[CodecRow] = &[
         dtype: DataType::Float64, astype: DataType::Float64, dtype_big: false, astype_big: false })), &["dtype", "astype"]),
     row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::Elsewhere, &[]),
     row("astype", &["numcodecs.astype"], Some("astype"), AA, Runs::Elsewhere, &[]),
-    row("quantize", &["numcodecs.quantize"], Some("quantize"), AA, Runs::Elsewhere, &[]),
+    row("quantize", &["numcodecs.quantize"], Some("quantize"), AA, Runs::Quantize, &["digits", "dtype", "astype"]),
     // Array -> bytes.
     row("bytes", &["bytes"], None, AB, Runs::Bytes, &["endian"]),
     row("zfp", &["zfp"], None, AB, Runs::WholeChunk(Module::Zfp), &[]),
@@ -302,9 +304,12 @@ fn zarrita(r: &CodecRow) -> Option<&'static str> {
 pub fn to_json() -> crate::json::Value {
     use crate::json::Value;
     let module = |r: &CodecRow| match r.runs {
-        Runs::ScaleOffset | Runs::CastValue | Runs::BitRound | Runs::Bytes | Runs::Transpose => {
-            Some(Module::Core)
-        }
+        Runs::ScaleOffset
+        | Runs::CastValue
+        | Runs::BitRound
+        | Runs::Quantize
+        | Runs::Bytes
+        | Runs::Transpose => Some(Module::Core),
         Runs::WholeChunk(m) => Some(m),
         Runs::Compress(_) => Some(Module::Compress),
         Runs::Sharding | Runs::Elsewhere => None,

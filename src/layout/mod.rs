@@ -442,7 +442,7 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
             )));
         }
         let serializer = match runs {
-            Some(Runs::ScaleOffset | Runs::CastValue | Runs::BitRound) => {
+            Some(Runs::ScaleOffset | Runs::CastValue | Runs::BitRound | Runs::Quantize) => {
                 chain.push(codec.clone());
                 continue;
             }
@@ -692,12 +692,13 @@ impl ArrayLayout {
     /// zarr v2 array no filter that takes values but bitround (numcodecs encodes the others
     /// with NumPy's rules, which `zarr.set` follows through zarrita).
     pub fn writes_here(&self) -> bool {
-        // (bitround is numcodecs' own rule, which its kernel here follows bit for bit.)
-        let numcodecs_rules = self
-            .chain
-            .array_codecs()
-            .iter()
-            .all(|c| matches!(c, crate::codec::ArrayCodec::BitRound(_)));
+        // (bitround and quantize are numcodecs' own rules, which their kernels here follow.)
+        let numcodecs_rules = self.chain.array_codecs().iter().all(|c| {
+            matches!(
+                c,
+                crate::codec::ArrayCodec::BitRound(_) | crate::codec::ArrayCodec::Quantize(_)
+            )
+        });
         self.order.is_none() && (self.zarr_format == 3 || numcodecs_rules)
     }
 
