@@ -65,16 +65,23 @@ impl Quantize {
             ));
         }
         let astype = float("astype")?.unwrap_or(dtype);
-        // numcodecs' arithmetic, in float64 as Python's math does it.
-        let precision = 10f64.powi(-digits as i32);
-        let e = precision.log10();
-        let e = if e < 0.0 { e.floor() } else { e.ceil() };
-        let bits = 10f64.powf(-e).log2().ceil();
+        // numcodecs: e = floor or ceil of log10(10^-digits), which is -digits; bits =
+        // ceil(log2(10^-e)) = ceil(digits * log2(10)) (never an integer but at 0; checked
+        // against Python's math for digits -30 to 30, the range read). No libm: its pow and
+        // log cost every module several KB.
+        if !(-30..=30).contains(&digits) {
+            return Err(Error::config(
+                QUANTIZE,
+                format!("digits {digits} is not from -30 to 30"),
+            ));
+        }
+        let bits = (digits as f64 * std::f64::consts::LOG2_10).ceil() as i64;
+        let scale = f64::from_bits(((1023 + bits) as u64) << 52);
         Ok(Self {
             digits,
             dtype,
             astype,
-            scale: 2f64.powf(bits),
+            scale,
         })
     }
 
