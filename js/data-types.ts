@@ -230,6 +230,14 @@ export function handOverRegistered(text: string): string {
   return exactJson({ ...meta, data_type: handedOver(d), fill_value: btoa(binary) });
 }
 
+/**
+ * Whether a type's items are not its lanes' numbers as they are (bool, complex, datetime64,
+ * strings, bytes, narrow and registered types): `get` and `set` then go through the lanes.
+ */
+export function itemised(info: DataTypeInfo): boolean {
+  return info.lane !== info.name;
+}
+
 /** A selection of items as a selection of lanes: the lanes' dimension taken whole. */
 export function laneSelection<S>(selection: S[] | null, rank: number, lanes: number): (S | null)[] | null {
   if (lanes <= 1) return selection;

@@ -4,7 +4,7 @@
 // configurations are decimal strings, which zarrita passes through untouched and this
 // package's codecs read exactly.
 import * as zarr from "zarrita";
-import { type DataType, dataType, type DataTypeInfo } from "./data-types.js";
+import { type DataType, dataType, type DataTypeInfo, itemised } from "./data-types.js";
 import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
 import { loadWasm } from "./load.js";
@@ -61,7 +61,7 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
   const info = JSON.parse(wasm.dataTypeJson(JSON.stringify(meta.data_type), 3)) as DataTypeInfo;
   // (float16 only where the engine has a Float16Array: zarrita makes one.)
   const float16 = info.name !== "float16" || "Float16Array" in globalThis;
-  const zarritas = (info.lane === info.name && float16) || info.name === "bool" || info.name === "string";
+  const zarritas = (!itemised(info) && float16) || info.name === "bool" || info.name === "string";
   if (found.zarrFormat === 2 && (zarritas || info.result.endsWith("StringArray"))) {
     // A zarr v2 array of a type zarrita has: zarrita's own v2 array, with its exact metadata
     // text remembered, so that this package's get, set and getDecoded read its .zarray's

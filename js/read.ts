@@ -6,7 +6,7 @@
 // has the wasm decode each chunk's selected box a tile at a time and copies each tile once into
 // its place in the output (js/place.ts, shared with the workers).
 import * as zarr from "zarrita";
-import { type DataTypeInfo, itemsOf, laneSelection } from "./data-types.js";
+import { type DataTypeInfo, itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
 import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched, registryCodec } from "./fetch.js";
 import {
@@ -540,7 +540,7 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
     const Out = typedArrayFor(a.layout.data_type)!;
     const fill = Uint8Array.from(a.layout.fill_bytes);
     const info = a.layout.array_data_type;
-    if (info.lane !== info.name) {
+    if (itemised(info)) {
       // Items that are not one number each (bool, complex, datetime64, strings, fixed bytes):
       // read as their lanes, handed back as the type's items.
       const lanes = laneSelection(selection, arr.shape.length, a.layout.lanes);

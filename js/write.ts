@@ -5,7 +5,7 @@
 // this thread or in a pool's workers, and kept in memory; the store sees writes only once
 // every chunk has encoded. Sharded arrays are written a shard at a time.
 import * as zarr from "zarrita";
-import { laneSelection, valueAsLanes } from "./data-types.js";
+import { itemised, laneSelection, valueAsLanes } from "./data-types.js";
 import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
 import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk, layShard, type ShardLayout } from "./encode.js";
 import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetch.js";
@@ -223,7 +223,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     const info = a.layout.array_data_type;
     let plan: Plan;
     let checked: ChunkValue | TypedArray;
-    if (info.lane !== info.name) {
+    if (itemised(info)) {
       // Items that are not one number each (bool, complex, datetime64, strings, fixed
       // bytes): written as their lanes.
       plan = planSelection(laneSelection(selection, arr.shape.length, a.layout.lanes), a.layout.shape, a.chunkShape);

@@ -374,11 +374,10 @@ const NARROW: [NarrowRow; 15] = [
 ];
 
 impl Narrow {
+    /// Its row: `NARROW` lists the types in the enum's order (a test holds it), so a value's
+    /// decode does not search the table.
     fn row(self) -> &'static NarrowRow {
-        NARROW
-            .iter()
-            .find(|r| r.narrow == self)
-            .unwrap_or(&NARROW[0])
+        &NARROW[self as usize]
     }
 
     pub fn name(self) -> &'static str {
@@ -693,7 +692,7 @@ impl ArrayType {
         };
         // numpy writes `|` for the types with no byte order, `<` or `>` for the others.
         let t = ArrayType { family, big_endian };
-        let one_byte = t.lane().is_none_or(|(lane, _)| lane.size() == 1);
+        let one_byte = t.byte_order().is_none();
         if order == '|' && !one_byte {
             return Err(unknown());
         }
@@ -788,13 +787,10 @@ impl ArrayType {
                 .map_or("O", |r| r.v2)
                 .to_string(),
         };
-        let one_byte = self.lane().is_none_or(|(lane, _)| lane.size() == 1);
-        let order = if one_byte {
-            '|'
-        } else if self.big_endian {
-            '>'
-        } else {
-            '<'
+        let order = match self.byte_order() {
+            None => '|',
+            Some("big") => '>',
+            Some(_) => '<',
         };
         format!("{order}{code}")
     }
@@ -816,6 +812,17 @@ impl ArrayType {
             Family::Narrow(n) => (n.lane(), 1),
             Family::String | Family::Bytes => return None,
         })
+    }
+
+    /// "big" or "little" where a lane has more than one byte (a v2 dtype's `>` or `<`, a
+    /// `bytes` codec's endian); `None` where there is no byte order (`|`).
+    pub fn byte_order(&self) -> Option<&'static str> {
+        match self.lane() {
+            Some((lane, _)) if lane.size() > 1 => {
+                Some(if self.big_endian { "big" } else { "little" })
+            }
+            _ => None,
+        }
     }
 
     /// Bytes per item; `None` for the types with no fixed size.
@@ -1106,12 +1113,7 @@ impl ArrayType {
             ),
             (
                 "byte_order",
-                match self.lane() {
-                    Some((dt, _)) if dt.size() > 1 => {
-                        Value::from(if self.big_endian { "big" } else { "little" })
-                    }
-                    _ => Value::Null,
-                },
+                self.byte_order().map_or(Value::Null, Value::from),
             ),
             ("lane", lane),
             ("lanes", lanes),
@@ -1245,6 +1247,13 @@ mod tests {
 
     fn j(text: &str) -> Value {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn narrow_rows_are_in_the_enums_order() {
+        for (i, r) in NARROW.iter().enumerate() {
+            assert_eq!(r.narrow as usize, i, "{}", r.name);
+        }
     }
 
     #[test]

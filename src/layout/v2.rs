@@ -62,16 +62,10 @@ fn read_dtype(value: &Value, object_codec: Option<&str>) -> Result<Dtype> {
             None => {
                 // Every other dtype through the registry, which knows its v3 form.
                 let t = ArrayType::from_v2(s, object_codec)?;
-                let bytes_endian = match t.lane() {
-                    Some((lane, _)) if lane.size() > 1 => {
-                        Some(if t.big_endian { "big" } else { "little" })
-                    }
-                    _ => None,
-                };
                 Dtype::Other {
                     default_fill: t.default_fill(),
                     data_type: t.to_v3(),
-                    bytes_endian,
+                    bytes_endian: t.byte_order(),
                 }
             }
         }),

@@ -18,6 +18,7 @@ import { errorCode, get, getDecoded, open, registerCodecs, WorkerPool } from "za
 import { coreAccess, decodedAccess } from "../../dist/read.js";
 import { serve } from "../../scripts/serve.mjs";
 import { filesUnder } from "./files.mjs";
+import { memoryStore as emptyStore } from "../fixtures/written/cases.mjs";
 
 registerCodecs();
 
@@ -33,16 +34,9 @@ const FALLBACK = new Set([]);
 
 /** A store directory in memory, with the range reads sharding needs. */
 function memoryStore(storeDir) {
-  const files = new Map(filesUnder(storeDir).map((p) => ["/" + relative(storeDir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
-  return {
-    files,
-    get: async (key) => files.get(key),
-    getRange: async (key, range) => {
-      const bytes = files.get(key);
-      if (!bytes) return undefined;
-      return "suffixLength" in range ? bytes.slice(bytes.length - range.suffixLength) : bytes.slice(range.offset, range.offset + range.length);
-    },
-  };
+  const store = emptyStore();
+  for (const p of filesUnder(storeDir)) store.files.set("/" + relative(storeDir, p).split(sep).join("/"), new Uint8Array(readFileSync(p)));
+  return store;
 }
 
 async function opened(c) {
