@@ -323,6 +323,54 @@ pub fn deflate(data: &[u8]) {
     decompress(codec, data);
 }
 
+/// The filters target: numcodecs' codecs that parse bytes beyond the four decompressors'
+/// targets. The first byte's high five bits pick one of `FILTERS` (bz2; lzma as xz and as
+/// .lzma; packbits; fletcher32; delta of several type pairs, byte orders included); the rest is
+/// [`decompress`]'s input.
+#[cfg(feature = "compress")]
+pub fn filters(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let codecs = filter_codecs();
+    decompress(codecs[usize::from(pick >> 3) % codecs.len()], rest);
+}
+
+/// The codecs the filters target picks from.
+#[cfg(feature = "compress")]
+pub fn filter_codecs() -> Vec<crate::codec::bytes_to_bytes::BytesCodec> {
+    use crate::codec::table::{BytesCodec, Checksum, DeltaParams, LzmaParams, Place};
+    let delta = |dtype, astype, big| {
+        BytesCodec::Delta(DeltaParams {
+            dtype,
+            astype,
+            dtype_big: false,
+            astype_big: big,
+        })
+    };
+    vec![
+        BytesCodec::Bz2 { level: 1 },
+        BytesCodec::Lzma(LzmaParams {
+            xz: true,
+            check: 4,
+            preset: 6,
+        }),
+        BytesCodec::Lzma(LzmaParams {
+            xz: false,
+            check: 4,
+            preset: 6,
+        }),
+        BytesCodec::PackBits,
+        BytesCodec::Checksum(Checksum::Fletcher32, Place::End),
+        delta(DataType::Float64, DataType::Float32, false),
+        delta(DataType::Int16, DataType::Int16, true),
+        delta(DataType::UInt8, DataType::UInt8, false),
+        delta(DataType::Float64, DataType::Float64, false),
+        delta(DataType::Int32, DataType::Int8, false),
+        delta(DataType::Float32, DataType::Float16, true),
+    ]
+}
+
 /// The data types pcodec takes, in the order the pcodec target's first byte picks them.
 #[cfg(feature = "pcodec")]
 const PCODEC_TYPES: [DataType; 9] = [

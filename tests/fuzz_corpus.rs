@@ -86,4 +86,9 @@ mod decompressors {
     fn deflate_corpus() {
         replay("deflate", fuzzing::deflate);
     }
+
+    #[test]
+    fn filters_corpus() {
+        replay("filters", fuzzing::filters);
+    }
 }

@@ -26,6 +26,25 @@ pub enum BytesCodec {
     Shuffle(usize),
     /// numcodecs' `delta`, run on a chunk's bytes after `bytes` (see `bytes_to_bytes::delta`).
     Delta(DeltaParams),
+    /// numcodecs' `packbits`, run on a bool chunk's bytes after `bytes` (see
+    /// `bytes_to_bytes::packbits`).
+    PackBits,
+    /// numcodecs' `bz2` (Python's bz2 module) at this level, 1 to 9.
+    Bz2 { level: u8 },
+    /// numcodecs' `lzma` (Python's lzma module).
+    Lzma(LzmaParams),
+}
+
+/// How numcodecs' lzma stores a chunk: its `format`, `check` and `preset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LzmaParams {
+    /// FORMAT_XZ (1, numcodecs' default) when true, else FORMAT_ALONE (2).
+    pub xz: bool,
+    /// An xz stream's check, as Python numbers them: none 0, CRC32 1, CRC64 4 (xz's default,
+    /// numcodecs' -1), SHA-256 10.
+    pub check: u8,
+    /// 0 to 9 (Python's default, 6, where the configuration has none).
+    pub preset: u8,
 }
 
 /// numcodecs' `delta`: values of `dtype` stored as differences of `astype`, each type in its
@@ -215,9 +234,10 @@ pub const CODECS: &[CodecRow] = &[
     row("cast_value", &["cast_value"], None, AA, Runs::CastValue, &[]),
     row("transpose", &["transpose"], None, AA, Runs::Transpose, &["order"]),
     row("bitround", &["numcodecs.bitround", "bitround"], Some("bitround"), AA, Runs::BitRound, &["keepbits"]),
-    // Array -> array, but run on bytes in the compress module (the layout moves it after `bytes`).
+    // Array -> array, but run on bytes in the compress module (the layout moves them after `bytes`).
     row("delta", &["numcodecs.delta", "delta"], Some("delta"), AA, Runs::Compress(BytesCodec::Delta(DeltaParams {
         dtype: DataType::Float64, astype: DataType::Float64, dtype_big: false, astype_big: false })), &["dtype", "astype"]),
+    row("packbits", &["numcodecs.packbits", "packbits"], Some("packbits"), AA, Runs::Compress(BytesCodec::PackBits), &[]),
     row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::Elsewhere, &[]),
     row("astype", &["numcodecs.astype"], Some("astype"), AA, Runs::Elsewhere, &[]),
     row("quantize", &["numcodecs.quantize"], Some("quantize"), AA, Runs::Quantize, &["digits", "dtype", "astype"]),
@@ -227,7 +247,6 @@ pub const CODECS: &[CodecRow] = &[
     row("pcodec", &["numcodecs.pcodec"], Some("pcodec"), AB, Runs::WholeChunk(Module::Pcodec), &[]),
     row("sharding_indexed", &["sharding_indexed"], None, AB, Runs::Sharding, &[]),
     row("zfpy", &["numcodecs.zfpy"], Some("zfpy"), AB, Runs::Elsewhere, &[]),
-    row("packbits", &["numcodecs.packbits", "packbits"], Some("packbits"), AB, Runs::Elsewhere, &[]),
     row("vlen-utf8", &["vlen-utf8"], None, AB, Runs::Elsewhere, &[]),
     row("vlen-bytes", &["vlen-bytes"], None, AB, Runs::Elsewhere, &[]),
     row("json2", &["json2"], None, AB, Runs::Elsewhere, &[]),
@@ -246,8 +265,9 @@ pub const CODECS: &[CodecRow] = &[
     row("adler32", &["numcodecs.adler32"], Some("adler32"), BB,
         Runs::Compress(BytesCodec::Checksum(Checksum::Adler32, Place::Start)), &["location"]),
     row("shuffle", &["numcodecs.shuffle"], Some("shuffle"), BB, Runs::Compress(BytesCodec::Shuffle(0)), &["elementsize"]),
-    row("bz2", &["numcodecs.bz2"], Some("bz2"), BB, Runs::Elsewhere, &[]),
-    row("lzma", &["numcodecs.lzma"], Some("lzma"), BB, Runs::Elsewhere, &[]),
+    row("bz2", &["numcodecs.bz2"], Some("bz2"), BB, Runs::Compress(BytesCodec::Bz2 { level: 1 }), &["level"]),
+    row("lzma", &["numcodecs.lzma"], Some("lzma"), BB, Runs::Compress(BytesCodec::Lzma(LzmaParams {
+        xz: true, check: 4, preset: 6 })), &["format", "check", "preset", "filters"]),
     row("fletcher32", &["numcodecs.fletcher32"], Some("fletcher32"), BB,
         Runs::Compress(BytesCodec::Checksum(Checksum::Fletcher32, Place::End)), &[]),
 ];
@@ -365,7 +385,7 @@ mod tests {
                 assert_eq!(of_bytes_codec(c).name, r.name);
                 // (delta takes values, but the layout runs it on the bytes `bytes` lays out.)
                 let kind = match c {
-                    BytesCodec::Delta(_) => Kind::ArrayToArray,
+                    BytesCodec::Delta(_) | BytesCodec::PackBits => Kind::ArrayToArray,
                     _ => Kind::BytesToBytes,
                 };
                 assert_eq!(r.kind, kind);

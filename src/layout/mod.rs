@@ -71,8 +71,8 @@ pub struct ArrayLayout {
     pub lanes: usize,
     /// One item's fill value, little-endian.
     pub fill_bytes: Vec<u8>,
-    /// numcodecs' delta's `astype`, where the chain has a delta (the first of `compressors`):
-    /// what the codecs after it receive.
+    /// numcodecs' delta's `astype` (packbits' bytes), where the chain has one (the first of
+    /// `compressors`): what the codecs after it receive.
     pub delta_astype: Option<DataType>,
 }
 
@@ -226,7 +226,10 @@ pub fn open(meta: &Value) -> Result<Opened> {
         }
         Some(_) => return Ok(Opened::Unsupported("codecs around sharding_indexed".into())),
     };
-    let split = match split_codecs(chunk_codecs, chunk_shape.len())? {
+    // zarr-python's v3 numcodecs.fixedscaleoffset and numcodecs.astype, as their v2 filters.
+    let fill = meta.get("fill_value").unwrap_or(&Value::Null);
+    let chunk_codecs = v2::numcodecs_filters_v3(chunk_codecs, array_type.numeric(), fill);
+    let split = match split_codecs(&chunk_codecs, chunk_shape.len())? {
         Ok(split) => split,
         Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
@@ -288,6 +291,14 @@ pub fn open(meta: &Value) -> Result<Opened> {
         }
     };
     if let Some((dtype, _)) = split.delta {
+        let packbits = split.compressors.first().and_then(runs_of)
+            == Some(Runs::Compress(BytesCodec::PackBits));
+        if packbits && !matches!(array_type.family, Family::Bool) {
+            return Err(invalid(format!(
+                "packbits takes bool values, not {}",
+                array_type.name()
+            )));
+        }
         if dtype != chain.encoded_data_type() {
             return Err(invalid(format!(
                 "delta's dtype {dtype} is not the data type it receives, {}",
@@ -400,7 +411,9 @@ struct Split {
     order: Option<Vec<usize>>,
     /// The array -> bytes codec when it is one run on whole chunks (see [`ArrayLayout`]).
     serializer: Option<WholeChunk>,
-    /// numcodecs' delta, moved to the front of `compressors`: its `dtype` and `astype`.
+    /// numcodecs' delta or packbits, moved to the front of `compressors`: the type it receives
+    /// and the type it stores (delta's `dtype` and `astype`; packbits' bools, as bytes, and
+    /// bytes).
     delta: Option<(DataType, DataType)>,
 }
 
@@ -422,23 +435,25 @@ fn little_endian_bytes() -> Value {
 fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Split, String>> {
     let mut chain = Vec::new();
     let mut order = None;
-    let mut delta: Option<&Value> = None;
+    // numcodecs' delta or packbits, which run on the bytes `bytes` lays out (the compress
+    // module): it must be the last array -> array codec, and the only one of them.
+    let mut delta: Option<(&Value, BytesCodec)> = None;
     for (i, codec) in codecs.iter().enumerate() {
         let (name, config) = codec_name_and_config(codec)?;
-        let runs = table::by_v3_name(name).map(|r| r.runs);
-        // numcodecs' delta runs on the bytes `bytes` lays out (the compress module): it must
-        // be the last array -> array codec, and the only delta.
-        if let Some(Runs::Compress(BytesCodec::Delta(_))) = runs {
-            if delta.is_some() {
-                return Ok(Err("two delta codecs".into()));
+        let row = table::by_v3_name(name);
+        let runs = row.map(|r| r.runs);
+        if let Some(Runs::Compress(c @ (BytesCodec::Delta(_) | BytesCodec::PackBits))) = runs {
+            if let Some((_, before)) = delta {
+                return Ok(Err(format!("{} before {}", before.name(), c.name())));
             }
-            delta = Some(codec);
+            delta = Some((codec, c));
             continue;
         }
-        if delta.is_some() && runs != Some(Runs::Bytes) {
+        if let Some((_, before)) = delta.filter(|_| runs != Some(Runs::Bytes)) {
             return Ok(Err(format!(
-                "the codec {} between delta and bytes",
-                quoted(name)
+                "the codec {} between {} and bytes",
+                quoted(name),
+                before.name()
             )));
         }
         let serializer = match runs {
@@ -484,11 +499,20 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
         };
         let mut compressors = codecs[i + 1..].to_vec();
         let mut delta_types = None;
-        if let Some(d) = delta {
-            let big = config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big");
-            let (step, types) = delta_step(d, big)?;
-            compressors.insert(0, step);
-            delta_types = Some(types);
+        match delta {
+            Some((d, BytesCodec::Delta(_))) => {
+                let big =
+                    config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big");
+                let (step, types) = delta_step(d, big)?;
+                compressors.insert(0, step);
+                delta_types = Some(types);
+            }
+            Some((p, _)) => {
+                // packbits takes bools (one byte each) and stores bytes.
+                compressors.insert(0, p.clone());
+                delta_types = Some((DataType::UInt8, DataType::UInt8));
+            }
+            None => {}
         }
         return Ok(Ok(Split {
             chain,
@@ -507,8 +531,8 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
              chain has exactly one",
         ));
     }
-    if delta.is_some() {
-        return Ok(Err("delta with no bytes codec after it".into()));
+    if let Some((_, c)) = delta {
+        return Ok(Err(format!("{} with no bytes codec after it", c.name())));
     }
     chain.push(little_endian_bytes());
     Ok(Ok(Split {

@@ -292,6 +292,52 @@ fn as_type(rest: &Map, current: Option<Numeric>, fill: &Value) -> Option<Transla
     })
 }
 
+/// A zarr v3 codec list with zarr-python's `numcodecs.fixedscaleoffset` and `numcodecs.astype`
+/// (numcodecs' filters, configured as in zarr v2) as the codecs their v2 filters become, where
+/// those decode exactly as numcodecs does (see [`fixed_scale_offset`], [`as_type`]); each
+/// other codec as it is. `dtype`: the array's numeric type, if it has one. (In zarr v3 the
+/// byte order of the configurations' dtypes is not the stored one: `bytes` says that.)
+pub(crate) fn numcodecs_filters_v3(
+    codecs: &[Value],
+    dtype: Option<DataType>,
+    fill: &Value,
+) -> Vec<Value> {
+    let mut current = dtype;
+    let mut out = Vec::with_capacity(codecs.len());
+    for c in codecs {
+        let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+        let rest = c.get("configuration").and_then(Value::as_object);
+        let declared = |key: &str| rest?.get(key)?.as_str().and_then(numeric);
+        let translated = match (name, rest, current) {
+            ("numcodecs.fixedscaleoffset", Some(rest), Some(cur)) => declared("dtype")
+                .filter(|d| d.dtype == cur)
+                .and_then(|d| fixed_scale_offset(rest, Some(d), fill)),
+            ("numcodecs.astype", Some(rest), Some(cur)) => declared("decode_dtype")
+                .filter(|d| d.dtype == cur)
+                .and_then(|d| as_type(rest, Some(d), fill)),
+            _ => None,
+        };
+        match translated {
+            Some(t) => {
+                out.extend(t.codecs);
+                current = Some(t.stored.dtype);
+            }
+            None => {
+                current = match name {
+                    "scale_offset" | "bitround" | "numcodecs.bitround" | "transpose" => current,
+                    "cast_value" => c
+                        .at(&["configuration", "data_type"])
+                        .and_then(Value::as_str)
+                        .and_then(|n| DataType::from_name(n).ok()),
+                    _ => None,
+                };
+                out.push(c.clone());
+            }
+        }
+    }
+    out
+}
+
 /// A filter's v3 codecs and the type it stores.
 struct Translated {
     codecs: Vec<Value>,

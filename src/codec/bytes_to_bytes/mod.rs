@@ -13,6 +13,8 @@ pub mod blosc;
 #[cfg(feature = "compress")]
 mod blosclz;
 #[cfg(feature = "compress")]
+pub mod bz2;
+#[cfg(feature = "compress")]
 pub mod checksum32;
 #[cfg(feature = "compress")]
 pub mod deflate;
@@ -21,12 +23,19 @@ pub mod delta;
 #[cfg(feature = "compress")]
 pub mod lz4;
 #[cfg(feature = "compress")]
+pub mod lzma;
+#[cfg(feature = "compress")]
+pub mod packbits;
+#[cfg(feature = "compress")]
 mod shuffle;
 #[cfg(feature = "compress")]
 pub mod zstd;
 
-use super::table::{self, CodecRow, Place, Runs};
-pub use super::table::{BloscCompressor, BloscParams, BloscShuffle, BytesCodec, DeltaParams};
+use super::table::{self, CodecRow, Runs};
+pub use super::table::{
+    BloscCompressor, BloscParams, BloscShuffle, BytesCodec, Checksum, DeltaParams, LzmaParams,
+    Place,
+};
 use crate::dtype::DataType;
 use crate::error::{quoted, Error, Result};
 use crate::json::Value;
@@ -175,6 +184,12 @@ impl BytesCodec {
                     astype_big,
                 })
             }
+            BytesCodec::PackBits => BytesCodec::PackBits,
+            BytesCodec::Bz2 { level } => BytesCodec::Bz2 {
+                level: int_in(entry.name, "level", given("level"), 1, 9)?.unwrap_or(level.into())
+                    as u8,
+            },
+            BytesCodec::Lzma(p) => BytesCodec::Lzma(lzma_params(entry.name, p, &given)?),
             BytesCodec::Blosc(p) => {
                 let mut p = blosc_params(entry.name, p, &given)?;
                 // zarr-python's blosc takes the type size of what it receives.
@@ -215,6 +230,7 @@ impl BytesCodec {
             BytesCodec::Checksum(..) => decoded.checked_add(4),
             BytesCodec::Shuffle(_) => Some(decoded),
             BytesCodec::Delta(p) => (decoded / p.dtype.size()).checked_mul(p.astype.size()),
+            BytesCodec::PackBits => Some(1 + decoded.div_ceil(8)),
             _ => None,
         }
     }
@@ -231,6 +247,9 @@ impl BytesCodec {
             BytesCodec::Checksum(sum, place) => Ok(checksum32::append(sum, place, input)),
             BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
             BytesCodec::Delta(p) => delta::encode(p, input),
+            BytesCodec::PackBits => Ok(packbits::encode(input)),
+            BytesCodec::Bz2 { level } => bz2::encode(input, level),
+            BytesCodec::Lzma(p) => lzma::encode(input, p),
         }
     }
 
@@ -249,6 +268,9 @@ impl BytesCodec {
             }
             BytesCodec::Shuffle(size) => shuffle::numcodecs_unshuffle(size, input)?,
             BytesCodec::Delta(p) => delta::decode(p, input)?,
+            BytesCodec::PackBits => packbits::decode(input)?,
+            BytesCodec::Bz2 { .. } => bz2::decode(input, expected, limit)?,
+            BytesCodec::Lzma(p) => lzma::decode(input, p, expected, limit)?,
         };
         match expected {
             Some(n) if out.len() != n => Err(Error::ChunkLength {
@@ -279,6 +301,59 @@ fn int_in(
             )),
         },
     }
+}
+
+/// numcodecs' lzma configuration (`format`, `check`, `preset`, `filters`) over the defaults
+/// in `p`: the formats numcodecs writes by default and on request (xz, alone) with Python's
+/// checks and presets 0 to 9; FORMAT_RAW, a filter chain and PRESET_EXTREME are refused as
+/// unsupported, anything else as invalid.
+fn lzma_params<'a>(
+    codec: &'static str,
+    mut p: LzmaParams,
+    given: &dyn Fn(&str) -> Option<&'a Value>,
+) -> Result<LzmaParams> {
+    let unsupported = |what: String| Error::Unsupported {
+        message: format!("lzma: {what} is not read (the formats read are xz and alone)"),
+    };
+    match int_in(codec, "format", given("format"), 0, 3)? {
+        None | Some(1) => p.xz = true,
+        Some(2) => p.xz = false,
+        Some(0) => {
+            return Err(unsupported(
+                "format 0 (FORMAT_AUTO, which numcodecs cannot write)".into(),
+            ))
+        }
+        Some(_) => return Err(unsupported("format 3 (FORMAT_RAW)".into())),
+    }
+    if let Some(v) = given("filters") {
+        return Err(unsupported(format!("a filter chain ({v})")));
+    }
+    match (int_in(codec, "check", given("check"), -1, 10)?, p.xz) {
+        (None | Some(-1), true) => p.check = 4,
+        (Some(c @ (0 | 1 | 4 | 10)), true) => p.check = c as u8,
+        (None | Some(-1), false) => {}
+        (Some(c), _) => {
+            return Err(Error::config(
+                codec,
+                format!("check {c} is not one of xz's (-1, 0, 1, 4, 10), or the format is not xz"),
+            ))
+        }
+    }
+    if let Some(v) = given("preset") {
+        match v.as_i64() {
+            Some(n @ 0..=9) => p.preset = n as u8,
+            Some(n) if n & 0x8000_0000 != 0 && (0..=9).contains(&(n & 0xff)) => {
+                return Err(unsupported("PRESET_EXTREME".into()))
+            }
+            _ => {
+                return Err(Error::config(
+                    codec,
+                    format!("preset must be 0 to 9, got {v}"),
+                ))
+            }
+        }
+    }
+    Ok(p)
 }
 
 /// blosc's configuration: zarr v3's (`shuffle` a name, `typesize`) or numcodecs' (`shuffle`
@@ -326,6 +401,37 @@ fn blosc_params<'a>(
         p.blocksize = n as usize;
     }
     Ok(p)
+}
+
+/// Reads a streaming decoder to its end: exactly `expected` bytes where that is known (one
+/// more is an error, found without reading the rest), else at most `limit`. Any error of the
+/// decoder (a bad header, a damaged block, a failed check) is the chunk's: `format` names
+/// the stream in the message.
+#[cfg(feature = "compress")]
+pub(crate) fn read_stream(
+    reader: impl std::io::Read,
+    codec: &'static str,
+    format: &str,
+    expected: Option<usize>,
+    limit: usize,
+) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let cap = expected.unwrap_or(limit);
+    let mut out = Vec::with_capacity(expected.unwrap_or(0));
+    match reader.take(cap as u64 + 1).read_to_end(&mut out) {
+        Ok(_) if out.len() > cap => Err(Error::corrupt(
+            codec,
+            match expected {
+                Some(n) => format!("the data decode to more than the chunk's {n} bytes"),
+                None => format!("the data decode to more than {limit} bytes"),
+            },
+        )),
+        Ok(_) => Ok(out),
+        Err(_) => Err(Error::corrupt(
+            codec,
+            format!("the {format} data are damaged or truncated"),
+        )),
+    }
 }
 
 /// The most bytes a decompressor with no known output size may produce (1 GiB): a damaged or
