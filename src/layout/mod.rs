@@ -290,10 +290,8 @@ pub fn open(meta: &Value) -> Result<Opened> {
             )?
         }
     };
-    if let Some((dtype, _)) = split.delta {
-        let packbits = split.compressors.first().and_then(runs_of)
-            == Some(Runs::Compress(BytesCodec::PackBits));
-        if packbits && !matches!(array_type.family, Family::Bool) {
+    if let Some((codec, dtype, _)) = split.delta {
+        if codec == BytesCodec::PackBits && !matches!(array_type.family, Family::Bool) {
             return Err(invalid(format!(
                 "packbits takes bool values, not {}",
                 array_type.name()
@@ -308,7 +306,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
     }
     let compressors_fallback = BytesChain::not_in_wasm(&split.compressors)?;
     Ok(Opened::Layout(Box::new(ArrayLayout {
-        delta_astype: split.delta.map(|(_, astype)| astype),
+        delta_astype: split.delta.map(|(_, _, astype)| astype),
         array_type,
         lanes,
         fill_bytes,
@@ -411,10 +409,10 @@ struct Split {
     order: Option<Vec<usize>>,
     /// The array -> bytes codec when it is one run on whole chunks (see [`ArrayLayout`]).
     serializer: Option<WholeChunk>,
-    /// numcodecs' delta or packbits, moved to the front of `compressors`: the type it receives
-    /// and the type it stores (delta's `dtype` and `astype`; packbits' bools, as bytes, and
-    /// bytes).
-    delta: Option<(DataType, DataType)>,
+    /// numcodecs' delta or packbits, moved to the front of `compressors`: the codec, the type
+    /// it receives and the type it stores (delta's `dtype` and `astype`; packbits' bools, as
+    /// bytes, and bytes).
+    delta: Option<(BytesCodec, DataType, DataType)>,
 }
 
 /// `bytes`, little-endian: how the chain reads what a whole-chunk serializer decodes to.
@@ -440,8 +438,7 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
     let mut delta: Option<(&Value, BytesCodec)> = None;
     for (i, codec) in codecs.iter().enumerate() {
         let (name, config) = codec_name_and_config(codec)?;
-        let row = table::by_v3_name(name);
-        let runs = row.map(|r| r.runs);
+        let runs = table::by_v3_name(name).map(|r| r.runs);
         if let Some(Runs::Compress(c @ (BytesCodec::Delta(_) | BytesCodec::PackBits))) = runs {
             if let Some((_, before)) = delta {
                 return Ok(Err(format!("{} before {}", before.name(), c.name())));
@@ -500,17 +497,17 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
         let mut compressors = codecs[i + 1..].to_vec();
         let mut delta_types = None;
         match delta {
-            Some((d, BytesCodec::Delta(_))) => {
+            Some((d, c @ BytesCodec::Delta(_))) => {
                 let big =
                     config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big");
-                let (step, types) = delta_step(d, big)?;
+                let (step, (dtype, astype)) = delta_step(d, big)?;
                 compressors.insert(0, step);
-                delta_types = Some(types);
+                delta_types = Some((c, dtype, astype));
             }
-            Some((p, _)) => {
+            Some((p, c)) => {
                 // packbits takes bools (one byte each) and stores bytes.
                 compressors.insert(0, p.clone());
-                delta_types = Some((DataType::UInt8, DataType::UInt8));
+                delta_types = Some((c, DataType::UInt8, DataType::UInt8));
             }
             None => {}
         }

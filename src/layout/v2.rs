@@ -18,7 +18,7 @@
 //!   zero (see [`default_fill`]).
 
 use crate::codec::bytes_to_bytes::BytesCodec;
-use crate::codec::table::{self, Kind};
+use crate::codec::table::{self, Kind, Runs};
 use crate::dtype::DataType;
 use crate::error::{quoted, Error, Result};
 use crate::json::{Map, Value};
@@ -323,9 +323,11 @@ pub(crate) fn numcodecs_filters_v3(
                 current = Some(t.stored.dtype);
             }
             None => {
-                current = match name {
-                    "scale_offset" | "bitround" | "numcodecs.bitround" | "transpose" => current,
-                    "cast_value" => c
+                // The codecs that keep the type, as the codec table says they run; a
+                // cast_value's is its data_type; after any other, it is not known here.
+                current = match table::by_v3_name(name).map(|r| r.runs) {
+                    Some(Runs::ScaleOffset | Runs::BitRound | Runs::Transpose) => current,
+                    Some(Runs::CastValue) => c
                         .at(&["configuration", "data_type"])
                         .and_then(Value::as_str)
                         .and_then(|n| DataType::from_name(n).ok()),
