@@ -3,6 +3,7 @@
 // there, with the same kernels and checks as `get` and the pool; encoding, sizes and every
 // other codec stay zarrita's (numcodecs.js).
 import { loadModule, memoryOf } from "./load.js";
+import { bytesModuleOf } from "./modules.js";
 import { type Decompressor, unpack } from "./place.js";
 import { DATA_TYPE_SIZES } from "./wasm/tables.js";
 
@@ -46,7 +47,7 @@ function wasmDecode(name: string, config: unknown, itemSize: number, inner: Code
     encode: (bytes) => inner.encode(bytes),
     computeEncodedSize: inner.computeEncodedSize && ((size) => inner.computeEncodedSize!(size)),
     async decode(bytes: Uint8Array) {
-      const wasm = await loadModule("compress");
+      const wasm = await loadModule(bytesModuleOf([{ name }]));
       decompressor ??= new wasm.Decompressor(JSON.stringify([{ name, configuration: config ?? undefined }]), itemSize);
       return unpack(decompressor, memoryOf(wasm), bytes).slice();
     },

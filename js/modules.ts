@@ -7,6 +7,8 @@
 // the build writes keyed by the same names, so that no other build refers to them. Each closure
 // holds the literal `import(...)` and `new URL(..., import.meta.url)` that bundlers look for.
 import * as core from "./wasm/zarr_wasm_codecs.js";
+import type { EncodeModule } from "./protocol.js";
+import { CODECS } from "./wasm/tables.js";
 
 export const MODULES = {
   // Every reader loads the core module: its glue is imported statically.
@@ -27,6 +29,18 @@ export const MODULES = {
   encode: {
     glue: () => import("./wasm/zarr_wasm_codecs_encode.js"),
     file: () => new URL("./wasm/zarr_wasm_codecs_encode.wasm", import.meta.url),
+  },
+  // The compress module's decoders with bz2's and lzma's, for chains that have one of the two:
+  // no other reader downloads them.
+  archive: {
+    glue: () => import("./wasm/zarr_wasm_codecs_archive.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_archive.wasm", import.meta.url),
+    step: (glue: typeof import("./wasm/zarr_wasm_codecs_archive.js")) => glue.Decompressor,
+  },
+  // The encode module's encoders with bz2's and lzma's, for writes of those chains.
+  archive_encode: {
+    glue: () => import("./wasm/zarr_wasm_codecs_archive_encode.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_archive_encode.wasm", import.meta.url),
   },
   pcodec: {
     glue: () => import("./wasm/zarr_wasm_codecs_pcodec.js"),
@@ -54,5 +68,26 @@ export function stepClass(name: StepModule, glue: unknown): unknown {
   return (MODULES[name].step as (glue: unknown) => unknown)(glue);
 }
 
-/** The modules whose class decodes a chunk whole (every step module but the compress module). */
-export type WholeChunkModule = Exclude<StepModule, "compress">;
+/** The modules that run bytes -> bytes codecs (their class is a Decompressor). */
+export type BytesModule = "compress" | "archive";
+
+/** The modules whose class decodes a chunk whole (every step module but the bytes -> bytes ones). */
+export type WholeChunkModule = Exclude<StepModule, BytesModule>;
+
+/** The module a bytes -> bytes codec decodes in, as its row of the codec table says (by its zarr v3 name). */
+function moduleOfCodec(name: string): string | null | undefined {
+  return CODECS.find((r) => r.v3_names.includes(name))?.module;
+}
+
+/**
+ * The module that decodes a list of bytes -> bytes codecs: the archive module where one of
+ * them is its own (bz2, lzma), since it runs the others too; else the compress module.
+ */
+export function bytesModuleOf(codecs: readonly { name: string }[]): BytesModule {
+  return codecs.some((c) => moduleOfCodec(c.name) === "archive") ? "archive" : "compress";
+}
+
+/** The module that encodes a list of bytes -> bytes codecs: archive_encode for the archive module's, else the encode module. */
+export function encodeModuleOf(codecs: readonly { name: string }[]): EncodeModule {
+  return bytesModuleOf(codecs) === "archive" ? "archive_encode" : "encode";
+}

@@ -5,7 +5,7 @@
 // array's reader a tile at a time in wasm memory and copied run by run. No values are
 // computed here: the wasm does that.
 import { cOrderStrides } from "./strides.js";
-import type { WholeChunkModule } from "./modules.js";
+import type { BytesModule, WholeChunkModule } from "./modules.js";
 import { DATA_TYPES } from "./wasm/tables.js";
 
 /** A typed array over a buffer, as the output types are. */
@@ -67,16 +67,21 @@ export interface Decompressor {
 
 /**
  * How a step is built, in the main thread and again in a worker (in decode order: the
- * compress module's step before a serializer's). `compress`: the bytes -> bytes codecs (zarr
- * v3 metadata as JSON, encode order), the item size of what they receive, and the size every
+ * compress module's step before a serializer's). `compress` or `archive` (the module that has
+ * every codec of the list): the bytes -> bytes codecs (zarr v3 metadata as JSON, encode order), the item size of what they receive, and the size every
  * chunk decodes to where every chunk has the same. A whole-chunk module: the codec's
  * configuration (JSON), the data type it receives and the chunk shape it sees (JSON).
  */
 export type StageSpec =
-  | { kind: "compress"; codecs: string; itemSize: number; expected?: number }
+  | { kind: BytesModule; codecs: string; itemSize: number; expected?: number }
   | { kind: WholeChunkModule; configuration: string; dataType: string; chunkShape: string };
 
-/** The compress module's class (Decompressor). */
+/** Whether a step runs bytes -> bytes codecs (the compress or archive module's Decompressor). */
+export function isBytesStage(spec: StageSpec): spec is Extract<StageSpec, { kind: BytesModule }> {
+  return spec.kind === "compress" || spec.kind === "archive";
+}
+
+/** The compress (or archive) module's class (Decompressor). */
 type CompressClass = new (codecs: string, itemSize: number, expected?: number) => Decompressor & { encode(raw: Uint8Array): Uint8Array };
 
 /** A whole-chunk module's class (the one class every such module has, crates/common.rs). */
@@ -94,7 +99,7 @@ interface SerializerClass {
  * with the encoder the write path uses.
  */
 export function stageOf(spec: StageSpec, Class: unknown): Decompressor & { encode?(raw: Uint8Array): Uint8Array } {
-  if (spec.kind === "compress") return new (Class as CompressClass)(spec.codecs, spec.itemSize, spec.expected);
+  if (isBytesStage(spec)) return new (Class as CompressClass)(spec.codecs, spec.itemSize, spec.expected);
   const codec = new (Class as SerializerClass)(spec.configuration, spec.dataType, spec.chunkShape);
   return {
     decode: (stored) => codec.decodeBytes(stored),

@@ -65,14 +65,24 @@ export type AssemblyMessage =
  * One chunk to encode for a write (see js/encode.ts): the values of the selection's box in it
  * and, where the box is not the whole chunk, where it lies and the chunk's old stored bytes.
  */
+/** The modules whose Compressor encodes bytes -> bytes codecs (modules.ts `encodeModuleOf`). */
+export type EncodeModule = "encode" | "archive_encode";
+
+/** The bytes -> bytes codecs of a write (v3 metadata as JSON), the item size they receive, and the module that encodes them. */
+export interface CompressorSpec {
+  codecs: string;
+  itemSize: number;
+  module: EncodeModule;
+}
+
 export interface EncodeJob {
   /** The array (`key`; `text`: its metadata text), read by the core module. */
   key: number;
   text: string;
   /** The chain's steps in wasm after the core's (decode order, as a read's). */
   stages: StageSpec[];
-  /** The bytes -> bytes codecs the encode module runs, if any (v3 metadata as JSON; the item size they receive). */
-  compressor?: { codecs: string; itemSize: number };
+  /** The bytes -> bytes codecs, if any (v3 metadata as JSON; the item size they receive; the module that encodes them). */
+  compressor?: CompressorSpec;
   /** The box's values (`count` of the typed array named `type`, C order, from the buffer's start); the buffer is handed over, and comes back for a later chunk's values. */
   values: ArrayBuffer;
   count: number;
@@ -113,6 +123,8 @@ export interface LayShardJob {
   shard: ShardLayout;
   /** The index's bytes -> bytes codecs (v3 metadata as JSON), if any. */
   indexCodecs?: string;
+  /** The module that encodes them. */
+  indexModule?: EncodeModule;
 }
 
 /** A shard layout as posted (its answer's buffer: the shard's bytes). */

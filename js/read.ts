@@ -13,7 +13,7 @@ import {
   type Bindings, type PackingBindings, compiledOf, loadModule, loadWasm, memoryOf,
 } from "./load.js";
 import { metadataText } from "./metadata.js";
-import { stepClass, type WholeChunkModule } from "./modules.js";
+import { bytesModuleOf, stepClass, type WholeChunkModule } from "./modules.js";
 import { isNode } from "./node.js";
 import { FLOAT16_MISSING, readByZarrita } from "./open.js";
 import {
@@ -178,9 +178,9 @@ export async function stage(spec: StageSpec): Promise<Stage> {
   return { spec, decoder: stageOf(spec, stepClass(spec.kind, wasm)), memory: memoryOf(wasm), module: compiledOf(wasm) };
 }
 
-/** The compress module's step for a list of bytes -> bytes codecs. */
+/** The compress (or archive) module's step for a list of bytes -> bytes codecs. */
 function compressStage(codecs: CodecMeta[], itemSize: number, expected: number | null): Promise<Stage> {
-  return stage({ kind: "compress", codecs: JSON.stringify(codecs), itemSize, expected: expected ?? undefined });
+  return stage({ kind: bytesModuleOf(codecs), codecs: JSON.stringify(codecs), itemSize, expected: expected ?? undefined });
 }
 
 let accessKeys = 0;

@@ -12,9 +12,10 @@ import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetc
 import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
-import { fillsItsBuffer, type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
+import { encodeModuleOf } from "./modules.js";
+import { fillsItsBuffer, isBytesStage, type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
-import type { EncodeJob, EncodeRowJob } from "./protocol.js";
+import type { CompressorSpec, EncodeJob, EncodeModule, EncodeRowJob } from "./protocol.js";
 import { type ArrayAccess, coreAccess } from "./read.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { inTurn, poolOf, progress } from "./schedule.js";
@@ -306,9 +307,9 @@ interface Encoder {
 /** An array's write steps (see `ChainSteps`) and what a worker needs to build the same. */
 interface WriteSteps {
   steps: ChainSteps;
-  /** The bytes -> bytes codecs the encode module runs (none: the chain has none). */
-  compressor?: { codecs: string; itemSize: number };
-  /** The encode module, compiled, for workers. */
+  /** The bytes -> bytes codecs the encode (or archive) module runs (none: the chain has none). */
+  compressor?: CompressorSpec;
+  /** That module, compiled, for workers. */
   module?: WebAssembly.Module;
   /**
    * The bytes -> bytes codecs zarrita's registry runs, where the package has no kernel for one
@@ -323,6 +324,11 @@ async function throughRegistry(registry: WriteSteps["registry"], bytes: Uint8Arr
   return bytes;
 }
 
+/** The module that encodes a shard index's codecs (JSON). */
+function indexModuleOf(indexCodecs: string): EncodeModule {
+  return encodeModuleOf(JSON.parse(indexCodecs) as { name: string }[]);
+}
+
 /** Per array access, its write steps, built once (a failure is not kept). */
 const writeSteps = new WeakMap<object, Promise<WriteSteps>>();
 
@@ -330,7 +336,7 @@ function writeStepsOf(a: Access): Promise<WriteSteps> {
   let found = writeSteps.get(a);
   if (!found) {
     found = (async () => {
-      const serializer = a.stages.find((s) => s.spec.kind !== "compress");
+      const serializer = a.stages.find((s) => !isBytesStage(s.spec));
       const encode: ChainSteps["encode"][number][] = [];
       if (serializer) encode.push({ encode: (raw) => serializer.decoder.encode!(raw) });
       const registry: WriteSteps["registry"] = [];
@@ -342,8 +348,12 @@ function writeStepsOf(a: Access): Promise<WriteSteps> {
         }
       }
       if (!a.layout.codecs.length || registry.length) return { steps: { decode: a.stages, encode }, registry };
-      const glue = await loadModule("encode");
-      const compressor = { codecs: JSON.stringify(a.layout.codecs), itemSize: a.layout.stored_item_size };
+      const compressor: CompressorSpec = {
+        codecs: JSON.stringify(a.layout.codecs),
+        itemSize: a.layout.stored_item_size,
+        module: encodeModuleOf(a.layout.codecs),
+      };
+      const glue = await loadModule(compressor.module);
       // A configuration the module refuses is the write's error (INVALID_CONFIG), before anything is written.
       encode.push(new (glue.Compressor as CompressorClass)(compressor.codecs, compressor.itemSize));
       return { steps: { decode: a.stages, encode }, compressor, module: compiledOf(glue), registry };
@@ -362,7 +372,7 @@ async function onThisThread(a: Access): Promise<Encoder> {
     concurrency: 1,
     layShard: async (parts, shard, indexCodecs) => {
       // The index holds uint64 values.
-      const index = indexCodecs ? new ((await loadModule("encode")).Compressor as CompressorClass)(indexCodecs, 8) : undefined;
+      const index = indexCodecs ? new ((await loadModule(indexModuleOf(indexCodecs))).Compressor as CompressorClass)(indexCodecs, 8) : undefined;
       try {
         return layShard(parts, shard, index && ((raw) => index.encode(raw)));
       } finally {
@@ -378,7 +388,7 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
   const stages = a.stages.map((s) => s.spec);
   const type = typedArrayFor(a.layout.data_type)!.name;
   const { compressor, module, registry } = await writeStepsOf(a);
-  const modules = module ? { ...a.modules, encode: module } : a.modules;
+  const modules = module ? { ...a.modules, [compressor!.module]: module } : a.modules;
   const ahead = await pool.ahead();
   // Rows of at most this many chunks: about four jobs a worker for the whole write (a few
   // copies of long rows on this thread, rather than one per chunk row by row), at most 16.
@@ -392,8 +402,9 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
     // buffer, an old shard's untouched chunk, is copied first).
     layShard: async (parts, shard, indexCodecs) => {
       const own = parts.map((p) => (p && !fillsItsBuffer(p) ? new Uint8Array(p) : p));
-      const encodeModule = indexCodecs ? compiledOf(await loadModule("encode")) : undefined;
-      return new Uint8Array(await pool.layShard({ parts: own, shard, indexCodecs }, encodeModule ? { encode: encodeModule } : {}, signal));
+      const indexModule = indexCodecs ? indexModuleOf(indexCodecs) : undefined;
+      const compiled = indexModule ? compiledOf(await loadModule(indexModule)) : undefined;
+      return new Uint8Array(await pool.layShard({ parts: own, shard, indexCodecs, indexModule }, indexModule ? { [indexModule]: compiled } : {}, signal));
     },
     encode: async (input) => {
       const job: EncodeJob = {

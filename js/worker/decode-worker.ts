@@ -10,15 +10,17 @@ import { initSync as initCore, ArrayReader } from "../wasm/zarr_wasm_codecs.js";
 import { initSync as initPacking, DecodedReader } from "../wasm/zarr_wasm_codecs_packing.js";
 import { initSync as initCompress, Decompressor } from "../wasm/zarr_wasm_codecs_compress.js";
 import { initSync as initEncode, Compressor } from "../wasm/zarr_wasm_codecs_encode.js";
+import { initSync as initArchive, Decompressor as ArchiveDecompressor } from "../wasm/zarr_wasm_codecs_archive.js";
+import { initSync as initArchiveEncode, Compressor as ArchiveCompressor } from "../wasm/zarr_wasm_codecs_archive_encode.js";
 import { initSync as initPcodec, PcodecCodec } from "../wasm/zarr_wasm_codecs_pcodec.js";
 import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
 import type { ModuleName, StepModule } from "../modules.js";
 import { builtin, isNode } from "../node.js";
 import {
-  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, placeChunk, type Runs, stageOf,
+  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, isBytesStage, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
-import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
+import { type AssemblyMessage, type EncodeMessage, type EncodeModule, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
 import { type ChainSteps, type ChunkCoder, encodeChunk, layShard } from "../encode.js";
 
 interface Port {
@@ -31,11 +33,13 @@ let port: Port;
  * module, its class. Imported statically and by name, so that the bundled script keeps only
  * these; the types hold this list to the table's.
  */
-const INIT = { core: initCore, packing: initPacking, compress: initCompress, encode: initEncode, pcodec: initPcodec, zfp: initZfp } satisfies Record<
+const INIT = { core: initCore, packing: initPacking, compress: initCompress, encode: initEncode, archive: initArchive, archive_encode: initArchiveEncode, pcodec: initPcodec, zfp: initZfp } satisfies Record<
   ModuleName,
   unknown
 >;
-const STEPS = { compress: Decompressor, pcodec: PcodecCodec, zfp: ZfpCodec } satisfies Record<StepModule, unknown>;
+const STEPS = { compress: Decompressor, archive: ArchiveDecompressor, pcodec: PcodecCodec, zfp: ZfpCodec } satisfies Record<StepModule, unknown>;
+/** The modules whose Compressor encodes a write's bytes -> bytes codecs. */
+const ENCODERS = { encode: Compressor, archive_encode: ArchiveCompressor } satisfies Record<EncodeModule, unknown>;
 
 /** Per module: its memory, once the main thread has sent the module. */
 const memories: Partial<Record<ModuleKind, WebAssembly.Memory>> = {};
@@ -153,10 +157,10 @@ function writerFor(job: EncodeMessage | EncodeRowMessage): { coder: ChunkCoder; 
   const coder = readerFor(at) as unknown as ChunkCoder;
   const decode = stagesFor(at);
   const encoders: ChainSteps["encode"][number][] = [];
-  const serializer = decode.find((_, i) => job.stages[i].kind !== "compress")?.decoder as { encode?(raw: Uint8Array): Uint8Array } | undefined;
+  const serializer = decode.find((_, i) => !isBytesStage(job.stages[i]))?.decoder as { encode?(raw: Uint8Array): Uint8Array } | undefined;
   if (serializer) encoders.push({ encode: (raw) => serializer.encode!(raw) });
   const spec = job.compressor;
-  if (spec) encoders.push(keep(`encode:core:${job.key}`, () => new Compressor(spec.codecs, spec.itemSize)));
+  if (spec) encoders.push(keep(`encode:core:${job.key}`, () => new ENCODERS[spec.module](spec.codecs, spec.itemSize)));
   return { coder, steps: { decode, encode: encoders } };
 }
 
@@ -203,7 +207,7 @@ function encodeRow(job: EncodeRowMessage): ArrayBuffer[] {
 function shardOf(job: LayShardMessage): Uint8Array {
   const codecs = job.indexCodecs;
   // The index holds uint64 values.
-  const index = codecs ? keep(`index:${codecs}`, () => new Compressor(codecs, 8)) : undefined;
+  const index = codecs ? keep(`index:${codecs}`, () => new ENCODERS[job.indexModule ?? "encode"](codecs, 8)) : undefined;
   return layShard(job.parts, job.shard, index && ((raw) => index.encode(raw)));
 }
 

@@ -120,6 +120,16 @@ pub enum Place {
 }
 
 impl BytesCodec {
+    /// The module that decodes it (the encode module encodes what the compress module decodes;
+    /// the archive module decodes bz2 and lzma and every codec of the compress module, the
+    /// archive_encode module encodes them).
+    pub fn module(self) -> Module {
+        match self {
+            BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => Module::Archive,
+            _ => Module::Compress,
+        }
+    }
+
     /// Whether two values run the same kernel (whatever their configurations).
     pub fn same_kernel(self, other: Self) -> bool {
         match (self, other) {
@@ -144,6 +154,9 @@ pub enum Module {
     Core,
     /// The bytes -> bytes codecs.
     Compress,
+    /// The bytes -> bytes codecs again, with bz2 and lzma (older archives' compressors, loaded
+    /// only for chains that have them; the archive_encode module encodes them).
+    Archive,
     Zfp,
     Pcodec,
 }
@@ -154,6 +167,7 @@ impl Module {
         match self {
             Module::Core => "core",
             Module::Compress => "compress",
+            Module::Archive => "archive",
             Module::Zfp => "zfp",
             Module::Pcodec => "pcodec",
         }
@@ -331,7 +345,7 @@ pub fn to_json() -> crate::json::Value {
         | Runs::Bytes
         | Runs::Transpose => Some(Module::Core),
         Runs::WholeChunk(m) => Some(m),
-        Runs::Compress(_) => Some(Module::Compress),
+        Runs::Compress(c) => Some(c.module()),
         Runs::Sharding | Runs::Elsewhere => None,
     };
     Value::Array(

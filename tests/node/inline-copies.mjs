@@ -13,8 +13,11 @@ const wasm = fileURLToPath(new URL("../../dist/wasm/", import.meta.url));
 
 /** Each module's name and the file of its base64 copy in dist/wasm/. */
 export const INLINE_COPIES = {
+  archive: "zarr_wasm_codecs_archive_inline.js",
+  archive_encode: "zarr_wasm_codecs_archive_encode_inline.js",
   compress: "zarr_wasm_codecs_compress_inline.js",
   core: "zarr_wasm_codecs_inline.js",
+  encode: "zarr_wasm_codecs_encode_inline.js",
   packing: "zarr_wasm_codecs_packing_inline.js",
   pcodec: "zarr_wasm_codecs_pcodec_inline.js",
   zfp: "zarr_wasm_codecs_zfp_inline.js",
@@ -36,7 +39,7 @@ function inlinePieces() {
   return pieces;
 }
 
-/** The modules (sorted names: compress, core, packing, pcodec, zfp) whose base64 copies appear in any file under `dir`. */
+/** The modules (sorted names: archive, archive_encode, compress, core, encode, packing, pcodec, zfp) whose base64 copies appear in any file under `dir`. */
 export function inlineCopiesIn(dir) {
   const found = new Set();
   const wanted = inlinePieces();

@@ -12,6 +12,7 @@ import ts from "typescript";
 
 import { loadWasm } from "zarr-wasm-codecs";
 import { loadModule } from "../../dist/load.js";
+import { CODECS } from "../../dist/wasm/tables.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -119,6 +120,17 @@ test("the core decides which bytes -> bytes codecs run in wasm, and says why not
   assert.match(registry.codecs_fallback, /jenkins_lookup3.*not in the package's codec table/);
   const archive = layoutOf([bytes, { name: "numcodecs.bz2", configuration: { level: 1 } }]);
   assert.equal(archive.codecs_fallback, null);
+  // bz2 and lzma are the archive module's (its row's module): the compress module, which the
+  // read path does not give them, refuses them by name rather than decoding them wrong.
+  assert.equal(CODECS.find((r) => r.name === "bz2").module, "archive");
+  assert.equal(CODECS.find((r) => r.name === "lzma").module, "archive");
+  const { bytesModuleOf, encodeModuleOf } = await import("../../dist/modules.js");
+  assert.equal(bytesModuleOf(archive.codecs), "archive");
+  assert.equal(encodeModuleOf(archive.codecs), "archive_encode");
+  assert.equal(bytesModuleOf([{ name: "numcodecs.shuffle" }, { name: "zstd" }]), "compress");
+  const plainCompress = await loadModule("compress");
+  const bz2 = new plainCompress.Decompressor(JSON.stringify(archive.codecs), 1);
+  assert.throws(() => bz2.decode(new Uint8Array(8)), (e) => e.code === "UNSUPPORTED" && /bz2 runs in the archive module/.test(e.message));
 
   // A configuration the compress module refuses is the read's error, not a reason to hand the
   // codec to zarrita (whose crc32c has no location at all): INVALID_CONFIG when its step is built.

@@ -12,7 +12,7 @@
 pub mod blosc;
 #[cfg(feature = "compress")]
 mod blosclz;
-#[cfg(feature = "compress")]
+#[cfg(feature = "archive")]
 pub mod bz2;
 #[cfg(feature = "compress")]
 pub mod checksum32;
@@ -22,7 +22,7 @@ pub mod deflate;
 pub mod delta;
 #[cfg(feature = "compress")]
 pub mod lz4;
-#[cfg(feature = "compress")]
+#[cfg(feature = "archive")]
 pub mod lzma;
 #[cfg(feature = "compress")]
 pub mod packbits;
@@ -235,6 +235,19 @@ impl BytesCodec {
         }
     }
 
+    /// The error of a build without this codec's kernel (the archive module's codecs in the
+    /// compress and encode modules: the JavaScript side loads the module of the codec's row).
+    #[cfg(all(feature = "compress", not(feature = "archive")))]
+    fn elsewhere(self) -> Error {
+        Error::Unsupported {
+            message: format!(
+                "{} runs in the {} module, not this one",
+                self.name(),
+                self.module().name()
+            ),
+        }
+    }
+
     /// Encodes `input`.
     #[cfg(feature = "compress")]
     pub fn encode(self, input: &[u8]) -> Result<Vec<u8>> {
@@ -248,8 +261,12 @@ impl BytesCodec {
             BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
             BytesCodec::Delta(p) => delta::encode(p, input),
             BytesCodec::PackBits => Ok(packbits::encode(input)),
+            #[cfg(feature = "archive")]
             BytesCodec::Bz2 { level } => bz2::encode(input, level),
+            #[cfg(feature = "archive")]
             BytesCodec::Lzma(p) => lzma::encode(input, p),
+            #[cfg(not(feature = "archive"))]
+            BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => Err(self.elsewhere()),
         }
     }
 
@@ -269,8 +286,12 @@ impl BytesCodec {
             BytesCodec::Shuffle(size) => shuffle::numcodecs_unshuffle(size, input)?,
             BytesCodec::Delta(p) => delta::decode(p, input)?,
             BytesCodec::PackBits => packbits::decode(input)?,
+            #[cfg(feature = "archive")]
             BytesCodec::Bz2 { .. } => bz2::decode(input, expected, limit)?,
+            #[cfg(feature = "archive")]
             BytesCodec::Lzma(p) => lzma::decode(input, p, expected, limit)?,
+            #[cfg(not(feature = "archive"))]
+            BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => return Err(self.elsewhere()),
         };
         match expected {
             Some(n) if out.len() != n => Err(Error::ChunkLength {
@@ -407,7 +428,7 @@ fn blosc_params<'a>(
 /// more is an error, found without reading the rest), else at most `limit`. Any error of the
 /// decoder (a bad header, a damaged block, a failed check) is the chunk's: `format` names
 /// the stream in the message.
-#[cfg(feature = "compress")]
+#[cfg(feature = "archive")]
 pub(crate) fn read_stream(
     reader: impl std::io::Read,
     codec: &'static str,

@@ -1,0 +1,12 @@
+//! The archive wasm module: the compress module's decoders with those of bz2 and lzma, the
+//! compressors of older archives. It loads only for arrays whose chains have one of the two,
+//! so that no other reader downloads them (they would add 48 KB gzipped to the compress
+//! module); the archive_encode module writes them.
+
+#[path = "../../common.rs"]
+#[allow(dead_code)]
+mod common;
+
+#[path = "../../decompressor.rs"]
+mod decompressor;
+pub use decompressor::Decompressor;
