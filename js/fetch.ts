@@ -24,7 +24,25 @@ interface KeyLayout {
   key_separator: string;
   /** Lanes an item: above 1, the last coordinate is the lanes' (one chunk of them), not in keys. */
   lanes?: number;
-  shard: null | { index_endian: "little" | "big"; index_at_end: boolean };
+  shard: null | object;
+}
+
+/** One level of a shard's indexes (nested sharding has several, outermost first). */
+export interface IndexLevel {
+  /** How many chunks it lists along each dimension, in the chunk above it (the shard, for the first). */
+  per: number[];
+  little: boolean;
+  atEnd: boolean;
+  /** Its stored size. */
+  bytes: number;
+  /** Its bytes, its codecs undone. */
+  unpack(raw: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A sharded array's indexes: inner chunks per shard along each dimension, and the levels. */
+export interface ShardIndex {
+  perShard: number[];
+  levels: IndexLevel[];
 }
 
 /** What fetching needs of an array's access (see `ArrayAccess` in read.ts). */
@@ -32,7 +50,7 @@ export interface ChunkSource {
   layout: KeyLayout;
   /** Bytes -> bytes codecs undone here, through zarrita's registry. */
   compressors: BytesCodec[];
-  index: null | { unpack(raw: Uint8Array): Promise<Uint8Array>; bytes: number; perShard: number[] };
+  index: null | ShardIndex;
 }
 
 /** The store key of a chunk (or shard) at `coords`, relative to the array. */
@@ -98,44 +116,82 @@ export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, 
     return { key, bytes: await registry(key, bytes), owned };
   };
   if (!index || !layout.shard) return fetchRegular;
-  const shard = layout.shard;
   const indexes = shardIndexesOf(arr);
   const getRange = store.getRange!.bind(store);
-  return async (coords: number[]): Promise<Fetched> => {
-    const shardCoords = coords.map((c, i) => Math.floor(c / index.perShard[i]));
-    const shardKey = chunkKey(layout, shardCoords);
-    const path = arr.resolve(shardKey).path;
-    let table = indexes.get(path);
+  // A level's index entries, read once: the shard's own (within: none), or those of the
+  // chunk at `within` of the shard (nested sharding); undefined for a missing shard.
+  const entriesOf = (path: zarr.AbsolutePath, level: IndexLevel, within: Range | undefined, name: string) => {
+    const id = within ? `${path}\u0000${within.offset}` : path;
+    let table = indexes.get(id);
     if (!table) {
-      const range = shard.index_at_end ? { suffixLength: index.bytes } : { offset: 0, length: index.bytes };
+      let range: Range | { suffixLength: number };
+      if (!within) {
+        range = level.atEnd ? { suffixLength: level.bytes } : { offset: 0, length: level.bytes };
+      } else if (within.length < level.bytes) {
+        return Promise.reject(lengthError(name, `the chunk has ${within.length} bytes, fewer than its shard index's ${level.bytes}`));
+      } else {
+        range = { offset: within.offset + (level.atEnd ? within.length - level.bytes : 0), length: level.bytes };
+      }
       // Not cancelled with this read: other reads may be waiting for the same index.
       table = fromStore(path, () => getRange(path, range)).then((raw: Uint8Array | undefined) =>
-        namingChunk(`${shardKey} (shard index)`, async () => {
-          if (!raw) return undefined;
-          if (raw.length !== index.bytes) {
-            throw codedError("CHUNK_LENGTH", `the shard index has ${raw.length} bytes, not ${index.bytes}`);
+        namingChunk(`${name} (shard index)`, async () => {
+          if (!raw && !within) return undefined;
+          if (!raw || raw.length !== level.bytes) {
+            throw codedError("CHUNK_LENGTH", `the shard index has ${raw?.length ?? 0} bytes, not ${level.bytes}`);
           }
-          const bytes = await index.unpack(raw);
+          const bytes = await level.unpack(raw);
           // Read by the core (entries checked, each exact as a number).
-          const chunks = index.perShard.reduce((x, y) => x * y, 1);
-          return (await loadWasm()).shardIndexEntries(bytes, shard.index_endian === "little", chunks);
+          const chunks = level.per.reduce((x, y) => x * y, 1);
+          return (await loadWasm()).shardIndexEntries(bytes, level.little, chunks);
         }),
       );
-      indexes.set(path, table, index.bytes);
+      indexes.set(id, table, level.bytes);
     }
-    const entries = await table;
-    let position = 0;
-    for (let i = 0; i < coords.length; i++) position = position * index.perShard[i] + (coords[i] % index.perShard[i]);
-    const key = `${shardKey} (inner chunk ${position})`;
-    if (!entries) return { key, bytes: undefined };
-    const [offset, length] = [entries[2 * position], entries[2 * position + 1]];
-    if (offset === MISSING) return { key, bytes: undefined };
-    const bytes = await fromStore(path, () => getRange(path, { offset, length }, opts));
-    if (!bytes || bytes.length !== length) {
-      throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${length}`);
+    return table;
+  };
+  return async (coords: number[]): Promise<Fetched> => {
+    const shardKey = chunkKey(layout, coords.map((c, i) => Math.floor(c / index.perShard[i])));
+    const path = arr.resolve(shardKey).path;
+    // Down the levels: each index gives where its chunk lies in the chunk above (the shard,
+    // then the range of the shard the level above gave).
+    let local = coords.map((c, i) => c % index.perShard[i]);
+    let span = index.perShard;
+    let within: Range | undefined;
+    const positions: number[] = [];
+    const nameOf = () => (positions.length ? `${shardKey} (inner chunk ${positions.join(", ")})` : shardKey);
+    for (const level of index.levels) {
+      const entries = await entriesOf(path, level, within, nameOf());
+      // Inner chunks along each dimension in each of this level's chunks.
+      const below = span.map((s, i) => s / level.per[i]);
+      let position = 0;
+      for (let i = 0; i < local.length; i++) position = position * level.per[i] + Math.floor(local[i] / below[i]);
+      local = local.map((c, i) => c % below[i]);
+      span = below;
+      positions.push(position);
+      if (!entries) return { key: nameOf(), bytes: undefined };
+      const [offset, length] = [entries[2 * position], entries[2 * position + 1]];
+      if (offset === MISSING) return { key: nameOf(), bytes: undefined };
+      if (within && offset + length > within.length) {
+        throw lengthError(nameOf(), `its shard index says bytes ${offset} to ${offset + length}, but the chunk it is in has ${within.length}`);
+      }
+      within = { offset: (within?.offset ?? 0) + offset, length };
+    }
+    const key = nameOf();
+    const range = within!;
+    const bytes = await fromStore(path, () => getRange(path, range, opts));
+    if (!bytes || bytes.length !== range.length) {
+      throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${range.length}`);
     }
     return { key, bytes: await registry(key, bytes), owned };
   };
+}
+
+/** A byte range of a stored object. */
+type Range = { offset: number; length: number };
+
+/** A CHUNK_LENGTH error naming a chunk (as `namingChunk` names one). */
+function lengthError(key: string, message: string): Error {
+  return codedError("CHUNK_LENGTH", `chunk ${key}: ${message}`);
 }
 
 /** How many bytes of shard indexes an array keeps between reads (see `ShardIndexes`). */
@@ -170,10 +226,11 @@ class ShardIndexes {
     }
   }
 
-  /** Forgets a shard's index (its shard was written). */
+  /** Forgets a shard's indexes (its shard was written): its own, and its inner shards' (nested sharding). */
   forget(path: string): void {
-    const entry = this.#entries.get(path);
-    if (entry) this.#drop(path, entry);
+    for (const [id, entry] of [...this.#entries]) {
+      if (id === path || id.startsWith(`${path}\u0000`)) this.#drop(id, entry);
+    }
   }
 
   #drop(path: string, entry: { bytes: number }): void {

@@ -8,7 +8,7 @@
 import * as zarr from "zarrita";
 import { type DataTypeInfo, itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
-import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched, registryCodec } from "./fetch.js";
+import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched, type IndexLevel, registryCodec, type ShardIndex } from "./fetch.js";
 import {
   type Bindings, type PackingBindings, compiledOf, loadModule, loadWasm, memoryOf,
 } from "./load.js";
@@ -123,16 +123,21 @@ export interface Layout {
   decoded_bytes: number | null;
   /** Whether `set` writes the array on the package's own path (else through zarr.set). */
   writes_here: boolean;
+  /** Sharding: the innermost chunks' shape, and each level's index, outermost first (nested sharding has several). */
   shard: null | {
     chunk_shape: number[];
-    index_endian: "little" | "big";
-    index_codecs: CodecMeta[];
-    index_fallback: string | null;
-    /** The index's size once its codecs are undone (16 bytes an inner chunk). */
-    index_decoded_bytes: number;
-    /** Its stored size, where its codecs fix it. */
-    index_bytes: number | null;
-    index_at_end: boolean;
+    levels: {
+      /** The shape of the chunks the level's index lists. */
+      chunk_shape: number[];
+      index_endian: "little" | "big";
+      index_codecs: CodecMeta[];
+      index_fallback: string | null;
+      /** The index's size once its codecs are undone (16 bytes a chunk it lists). */
+      index_decoded_bytes: number;
+      /** Its stored size, where its codecs fix it. */
+      index_bytes: number | null;
+      index_at_end: boolean;
+    }[];
   };
   fill_bytes: number[];
 }
@@ -154,7 +159,7 @@ export interface ArrayAccess<R extends TileReader> {
    * takes: the compress module's, then a serializer's (see `Layout.serializer`).
    */
   stages: Stage[];
-  index: null | { unpack(raw: Uint8Array): Promise<Uint8Array>; bytes: number; perShard: number[] };
+  index: null | ShardIndex;
   memory: WebAssembly.Memory;
   /** For pool workers: the metadata text, which module reads it, the modules, a key. */
   text: string;
@@ -241,22 +246,29 @@ async function access<R extends TileReader>(
   let index: ArrayAccess<R>["index"] = null;
   if (layout.shard) {
     const perShard = layout.chunk_shape.map((s, i) => s / chunkShape[i]);
-    const shard = layout.shard;
-    const list = shard.index_codecs;
-    if (shard.index_fallback === null && shard.index_bytes !== null) {
-      // The index holds uint64 values.
-      const u = list.length ? await compressStage(list, BigUint64Array.BYTES_PER_ELEMENT, shard.index_decoded_bytes) : undefined;
-      index = { bytes: shard.index_bytes, perShard, unpack: async (raw) => (u ? unpackAll([u], raw).slice() : raw) };
-    } else {
-      const codecs = await bytesCodecs(list, "uint64", [...perShard, 2]);
-      if (typeof codecs === "string") return codecs;
-      let bytes = shard.index_decoded_bytes;
-      for (const c of codecs) {
-        if (!c.computeEncodedSize) return "a shard index codec of unknown size";
-        bytes = c.computeEncodedSize(bytes);
+    const levels: IndexLevel[] = [];
+    let outer = layout.chunk_shape;
+    for (const level of layout.shard.levels) {
+      const per = outer.map((s, i) => s / level.chunk_shape[i]);
+      outer = level.chunk_shape;
+      const list = level.index_codecs;
+      const form = { per, little: level.index_endian === "little", atEnd: level.index_at_end };
+      if (level.index_fallback === null && level.index_bytes !== null) {
+        // The index holds uint64 values.
+        const u = list.length ? await compressStage(list, BigUint64Array.BYTES_PER_ELEMENT, level.index_decoded_bytes) : undefined;
+        levels.push({ ...form, bytes: level.index_bytes, unpack: async (raw) => (u ? unpackAll([u], raw).slice() : raw) });
+      } else {
+        const codecs = await bytesCodecs(list, "uint64", [...per, 2]);
+        if (typeof codecs === "string") return codecs;
+        let bytes = level.index_decoded_bytes;
+        for (const c of codecs) {
+          if (!c.computeEncodedSize) return "a shard index codec of unknown size";
+          bytes = c.computeEncodedSize(bytes);
+        }
+        levels.push({ ...form, bytes, unpack: (raw) => decodeBytes(codecs, raw) });
       }
-      index = { bytes, perShard, unpack: (raw) => decodeBytes(codecs, raw) };
     }
+    index = { perShard, levels };
   }
   return { reader, layout, chunkShape, compressors, stages, index, memory, text, kind, modules, key: accessKeys++ };
 }

@@ -654,8 +654,12 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   }
   const encoded = progress(options, plan.boxes.length);
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
-  const shardLayout: ShardLayout = { little: shard.index_endian === "little", atEnd: shard.index_at_end, indexBytes: a.index!.bytes };
-  const indexCodecs = shard.index_codecs.length ? JSON.stringify(shard.index_codecs) : undefined;
+  // Each level's index layout and codecs (nested sharding has several levels, outermost first).
+  const levels: ShardLevel[] = shard.levels.map((level, k) => ({
+    per: a.index!.levels[k].per,
+    layout: { little: level.index_endian === "little", atEnd: level.index_at_end, indexBytes: a.index!.levels[k].bytes },
+    codecs: level.index_codecs.length ? JSON.stringify(level.index_codecs) : undefined,
+  }));
   // With a pool, the next shard's inner chunks start while the last of this one's encode, so
   // that the workers do not wait between shards.
   const atOnce = encoder.concurrency > 1 ? 2 : 1;
@@ -681,7 +685,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
         encoded();
       },
     });
-    staged.set(path, await namingChunk(key, () => encoder.layShard(parts, shardLayout, indexCodecs)));
+    staged.set(path, await namingChunk(key, async () => (await layLevels(encoder, parts, perShard, levels, 0))!));
   });
   return staged;
 }
@@ -696,22 +700,77 @@ function innerInArray(position: number, coords: number[], perShard: number[], ch
   return true;
 }
 
-/** A stored shard's inner chunks (undefined: missing), read through its index; none for no shard. */
+/** One level of an array's shards as a write lays it out (see `ShardIndex` in fetch.ts). */
+interface ShardLevel {
+  per: number[];
+  layout: ShardLayout;
+  /** The index's bytes -> bytes codecs (JSON), if any. */
+  codecs?: string;
+}
+
+/** Where the inner chunk at place `q` of the chunk at place `g` of a level is among all of a shard's inner chunks (C order each). */
+function flatPosition(g: number, q: number, per: number[], below: number[]): number {
+  const coords = new Array<number>(per.length);
+  for (let i = per.length - 1; i >= 0; i--) {
+    coords[i] = (g % per[i]) * below[i] + (q % below[i]);
+    g = Math.floor(g / per[i]);
+    q = Math.floor(q / below[i]);
+  }
+  let p = 0;
+  for (let i = 0; i < per.length; i++) p = p * per[i] * below[i] + coords[i];
+  return p;
+}
+
+/**
+ * A shard's bytes from its inner chunks (`parts`, C order over `span` inner chunks along each
+ * dimension) at level `k`: with nested sharding, each of its chunks is a shard of the next
+ * level, laid out first (one with no inner chunk is missing, as zarr-python leaves it).
+ */
+async function layLevels(encoder: Encoder, parts: (Uint8Array | undefined)[], span: number[], levels: ShardLevel[], k: number): Promise<Uint8Array | undefined> {
+  const level = levels[k];
+  if (k === levels.length - 1) return encoder.layShard(parts, level.layout, level.codecs);
+  const below = span.map((s, i) => s / level.per[i]);
+  const count = level.per.reduce((x, y) => x * y, 1);
+  const size = below.reduce((x, y) => x * y, 1);
+  const groups = Array.from({ length: count }, (_, g) => Array.from({ length: size }, (_, q) => parts[flatPosition(g, q, level.per, below)]));
+  const children = await Promise.all(groups.map((group) => (group.some(Boolean) ? layLevels(encoder, group, below, levels, k + 1) : undefined)));
+  return encoder.layShard(children, level.layout, level.codecs);
+}
+
+/** A stored shard's inner chunks (undefined: missing), read through its indexes; none for no shard. */
 async function oldShard(a: Access, bytes: Uint8Array | undefined, inner: number): Promise<(Uint8Array | undefined)[] | undefined> {
   if (!bytes) return undefined;
-  const shard = a.layout.shard!;
   const index = a.index!;
-  if (bytes.length < index.bytes) {
-    throw codedError("CHUNK_LENGTH", `the shard has ${bytes.length} bytes, fewer than its index's ${index.bytes}`);
-  }
-  const raw = shard.index_at_end ? bytes.subarray(bytes.length - index.bytes) : bytes.subarray(0, index.bytes);
-  const entries = (await loadWasm()).shardIndexEntries(await index.unpack(raw), shard.index_endian === "little", inner);
-  return Array.from({ length: inner }, (_, p) => {
-    const [offset, length] = [entries[2 * p], entries[2 * p + 1]];
-    if (offset === 2 ** 64) return undefined;
-    if (offset + length > bytes.length) {
-      throw codedError("CHUNK_LENGTH", `inner chunk ${p}: the shard index says bytes ${offset} to ${offset + length}, but the shard has ${bytes.length}`);
+  const wasm = await loadWasm();
+  // The chunks a level's index lists in `bytes` (a shard, or a chunk of one that is a shard).
+  const read = async (bytes: Uint8Array, k: number, span: number[], name: string): Promise<(Uint8Array | undefined)[]> => {
+    const level = index.levels[k];
+    if (bytes.length < level.bytes) {
+      throw codedError("CHUNK_LENGTH", `${name} has ${bytes.length} bytes, fewer than its index's ${level.bytes}`);
     }
-    return bytes.subarray(offset, offset + length);
-  });
+    const raw = level.atEnd ? bytes.subarray(bytes.length - level.bytes) : bytes.subarray(0, level.bytes);
+    const count = level.per.reduce((x, y) => x * y, 1);
+    const entries = wasm.shardIndexEntries(await level.unpack(raw), level.little, count);
+    const children = Array.from({ length: count }, (_, p) => {
+      const [offset, length] = [entries[2 * p], entries[2 * p + 1]];
+      if (offset === 2 ** 64) return undefined;
+      if (offset + length > bytes.length) {
+        throw codedError("CHUNK_LENGTH", `inner chunk ${p} of ${name}: its index says bytes ${offset} to ${offset + length}, but it has ${bytes.length}`);
+      }
+      return bytes.subarray(offset, offset + length);
+    });
+    if (k === index.levels.length - 1) return children;
+    const below = span.map((s, i) => s / level.per[i]);
+    const size = below.reduce((x, y) => x * y, 1);
+    const out = new Array<Uint8Array | undefined>(span.reduce((x, y) => x * y, 1));
+    for (const [g, child] of children.entries()) {
+      if (!child) continue;
+      const inside = await read(child, k + 1, below, `inner shard ${g} of ${name}`);
+      for (let q = 0; q < size; q++) out[flatPosition(g, q, level.per, below)] = inside[q];
+    }
+    return out;
+  };
+  const parts = await read(bytes, 0, index.perShard, "the shard");
+  if (parts.length !== inner) throw codedError("INTERNAL", `the shard has ${parts.length} inner chunks, not ${inner}`);
+  return parts;
 }

@@ -189,9 +189,47 @@ fn sharded_layouts_and_fallbacks() {
     };
     let shard = layout.shard.as_ref().expect("shard");
     assert_eq!(shard.inner_chunk_shape, [16, 16]);
-    assert!(!shard.index_at_end);
+    assert_eq!(shard.levels.len(), 1);
+    assert!(!shard.levels[0].index_at_end);
     assert_eq!(layout.chain.chunk_shape(), [16, 16]);
     assert_eq!(layout.compressors.len(), 1);
+    // Nested (zarr-python 3.4.2's metadata for sharding_indexed inside sharding_indexed): the
+    // chain decodes the innermost chunks, each level keeps its own index.
+    let nested = meta(
+        r#"[{"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 8],
+          "codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [4, 8],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 0, "checksum": false}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "big"}}], "index_location": "start"}}],
+          "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+          "index_location": "end"}}]"#,
+    );
+    let Opened::Layout(layout) = open(&nested).expect("open") else {
+        panic!("nested shards are read in place");
+    };
+    let shard = layout.shard.as_ref().expect("shard");
+    assert_eq!(shard.inner_chunk_shape, [4, 8]);
+    assert_eq!(layout.chain.chunk_shape(), [4, 8]);
+    assert_eq!(layout.chunks_per_shard(), 32);
+    let levels: Vec<_> = shard
+        .levels
+        .iter()
+        .map(|l| {
+            (
+                l.chunk_shape.clone(),
+                l.index_at_end,
+                l.index_compressors.len(),
+            )
+        })
+        .collect();
+    assert_eq!(levels, [(vec![16, 8], true, 1), (vec![4, 8], false, 0)]);
+    assert_eq!(layout.compressors.len(), 1);
+    // An inner sharding_indexed with other codecs beside it is not read here.
+    let around = meta(
+        r#"[{"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 8],
+          "codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [4, 8],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}, {"name": "gzip", "configuration": {"level": 1}}]}}]"#,
+    );
+    assert!(matches!(open(&around), Ok(Opened::Unsupported(_))));
     let transposed = meta(
         r#"[{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#,
     );

@@ -28,10 +28,11 @@ pub struct KeyEncoding {
     pub separator: String,
 }
 
-/// Sharding's inner chunks and shard index.
+/// One level of sharding: the chunks its index lists, and the index.
 #[derive(Debug, Clone)]
-pub struct ShardLayout {
-    pub inner_chunk_shape: Vec<usize>,
+pub struct ShardLevel {
+    /// The shape of the chunks its index lists (the next level's shards, or the inner chunks).
+    pub chunk_shape: Vec<usize>,
     pub index_endian: Endian,
     /// The index's bytes -> bytes codecs (e.g. crc32c), in encode order.
     pub index_compressors: Vec<Value>,
@@ -39,6 +40,16 @@ pub struct ShardLayout {
     /// does.
     pub index_fallback: Option<String>,
     pub index_at_end: bool,
+}
+
+/// Sharding's inner chunks and shard indexes: one level, or nested (a shard's inner chunks
+/// are shards themselves, as zarr-python writes `sharding_indexed` inside `sharding_indexed`).
+#[derive(Debug, Clone)]
+pub struct ShardLayout {
+    /// The innermost chunks' shape: what the chain decodes.
+    pub inner_chunk_shape: Vec<usize>,
+    /// The levels, outermost first; the last one's chunks are the inner chunks.
+    pub levels: Vec<ShardLevel>,
 }
 
 /// What a read needs to find, fetch and decode an array's chunks.
@@ -182,47 +193,41 @@ pub fn open(meta: &Value) -> Result<Opened> {
     let (chunk_codecs, mut chunk_shape, mut shard) = match sharding {
         None => (codecs.as_slice(), grid_chunk_shape.clone(), None),
         Some(0) if codecs.len() == 1 => {
-            let config = codecs[0]
-                .get("configuration")
-                .ok_or_else(|| invalid("sharding_indexed has no configuration"))?;
-            let inner = parse_shape(
-                config
-                    .get("chunk_shape")
-                    .ok_or_else(|| invalid("sharding_indexed has no chunk_shape"))?,
-            )?;
-            let divides = inner.len() == grid_chunk_shape.len()
-                && inner
+            // Each level's codecs are one sharding_indexed codec (the next level) or a chain.
+            let mut levels = Vec::new();
+            let mut outer = grid_chunk_shape.clone();
+            let mut list = codecs.as_slice();
+            loop {
+                let config = list[0]
+                    .get("configuration")
+                    .ok_or_else(|| invalid("sharding_indexed has no configuration"))?;
+                let (level, inner_codecs) = match shard_level(config, &outer)? {
+                    Ok(found) => found,
+                    Err(reason) => return Ok(Opened::Unsupported(reason)),
+                };
+                outer = level.chunk_shape.clone();
+                levels.push(level);
+                match inner_codecs
                     .iter()
-                    .zip(&grid_chunk_shape)
-                    .all(|(&i, &g)| i > 0 && g % i == 0);
-            if !divides {
-                return Err(invalid(
-                    "sharding_indexed's chunk_shape must divide the shard shape",
-                ));
+                    .position(|c| runs_of(c) == Some(Runs::Sharding))
+                {
+                    None => {
+                        list = inner_codecs;
+                        break;
+                    }
+                    Some(0) if inner_codecs.len() == 1 => list = inner_codecs,
+                    Some(_) => {
+                        return Ok(Opened::Unsupported(
+                            "codecs around an inner sharding_indexed".into(),
+                        ))
+                    }
+                }
             }
-            let Some((index_endian, index_compressors)) = index_codecs(config.get("index_codecs"))?
-            else {
-                return Ok(Opened::Unsupported("shard index codecs".into()));
-            };
-            let index_at_end = match config.get("index_location").and_then(Value::as_str) {
-                None | Some("end") => true,
-                Some("start") => false,
-                Some(other) => return Err(invalid(format!("index_location {}", quoted(other)))),
-            };
-            let inner_codecs = config
-                .get("codecs")
-                .and_then(Value::as_array)
-                .ok_or_else(|| invalid("sharding_indexed has no codecs list"))?;
-            check_order(inner_codecs)?;
-            let index_fallback = BytesChain::not_in_wasm(&index_compressors)?;
             let shard = ShardLayout {
-                inner_chunk_shape: inner.clone(),
-                index_endian,
-                index_compressors,
-                index_fallback,
-                index_at_end,
+                inner_chunk_shape: outer.clone(),
+                levels,
             };
-            (inner_codecs.as_slice(), inner, Some(shard))
+            (list, outer, Some(shard))
         }
         Some(_) => return Ok(Opened::Unsupported("codecs around sharding_indexed".into())),
     };
@@ -244,6 +249,9 @@ pub fn open(meta: &Value) -> Result<Opened> {
         shape.push(lanes as u64);
         if let Some(s) = shard.as_mut() {
             s.inner_chunk_shape.push(lanes);
+            for level in &mut s.levels {
+                level.chunk_shape.push(lanes);
+            }
         }
         if let Some(order) = split.order.as_mut() {
             order.push(order.len());
@@ -608,6 +616,48 @@ fn transpose_order(config: Option<&Value>, ndim: usize) -> Result<Option<Vec<usi
         .then_some(order))
 }
 
+/// One `sharding_indexed` codec's level inside chunks of `outer` (a shard, or the chunk of
+/// the level above), and its codecs; `Err` with the reason where this path does not read it.
+fn shard_level<'a>(
+    config: &'a Value,
+    outer: &[usize],
+) -> Result<std::result::Result<(ShardLevel, &'a [Value]), String>> {
+    let inner = parse_shape(
+        config
+            .get("chunk_shape")
+            .ok_or_else(|| invalid("sharding_indexed has no chunk_shape"))?,
+    )?;
+    let divides =
+        inner.len() == outer.len() && inner.iter().zip(outer).all(|(&i, &g)| i > 0 && g % i == 0);
+    if !divides {
+        return Err(invalid(
+            "sharding_indexed's chunk_shape must divide the shard shape",
+        ));
+    }
+    let Some((index_endian, index_compressors)) = index_codecs(config.get("index_codecs"))? else {
+        return Ok(Err("shard index codecs".into()));
+    };
+    let index_at_end = match config.get("index_location").and_then(Value::as_str) {
+        None | Some("end") => true,
+        Some("start") => false,
+        Some(other) => return Err(invalid(format!("index_location {}", quoted(other)))),
+    };
+    let inner_codecs = config
+        .get("codecs")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid("sharding_indexed has no codecs list"))?;
+    check_order(inner_codecs)?;
+    let index_fallback = BytesChain::not_in_wasm(&index_compressors)?;
+    let level = ShardLevel {
+        chunk_shape: inner,
+        index_endian,
+        index_compressors,
+        index_fallback,
+        index_at_end,
+    };
+    Ok(Ok((level, inner_codecs.as_slice())))
+}
+
 /// The shard index's codecs: `bytes` (its endian) and then bytes -> bytes codecs.
 fn index_codecs(value: Option<&Value>) -> Result<Option<(Endian, Vec<Value>)>> {
     let default = [Value::object([
@@ -757,27 +807,45 @@ impl ArrayLayout {
         let shard = match &self.shard {
             None => Value::Null,
             Some(s) => {
-                let decoded = 16 * self.chunks_per_shard();
+                let mut outer = &self.grid_chunk_shape;
+                let mut levels = Vec::new();
+                for level in &s.levels {
+                    // Chunks per index: of this level's chunks in the chunk above.
+                    let count: usize = outer
+                        .iter()
+                        .zip(&level.chunk_shape)
+                        .map(|(g, i)| g / i)
+                        .product();
+                    outer = &level.chunk_shape;
+                    let decoded = 16 * count;
+                    levels.push(Value::object([
+                        ("chunk_shape", dims_json(&level.chunk_shape)),
+                        (
+                            "index_endian",
+                            Value::from(if level.index_endian == Endian::Big {
+                                "big"
+                            } else {
+                                "little"
+                            }),
+                        ),
+                        (
+                            "index_codecs",
+                            Value::Array(level.index_compressors.clone()),
+                        ),
+                        ("index_fallback", fallback_json(&level.index_fallback)),
+                        ("index_decoded_bytes", Value::from(decoded as u64)),
+                        // The index's stored size, where its codecs fix it (bytes, crc32c).
+                        (
+                            "index_bytes",
+                            BytesChain::encoded_size_of(&level.index_compressors, decoded)
+                                .map_or(Value::Null, |n| Value::from(n as u64)),
+                        ),
+                        ("index_at_end", Value::Bool(level.index_at_end)),
+                    ]));
+                }
                 Value::object([
                     ("chunk_shape", dims_json(&s.inner_chunk_shape)),
-                    (
-                        "index_endian",
-                        Value::from(if s.index_endian == Endian::Big {
-                            "big"
-                        } else {
-                            "little"
-                        }),
-                    ),
-                    ("index_codecs", Value::Array(s.index_compressors.clone())),
-                    ("index_fallback", fallback_json(&s.index_fallback)),
-                    ("index_decoded_bytes", Value::from(decoded as u64)),
-                    // The index's stored size, where its codecs fix it (bytes, crc32c).
-                    (
-                        "index_bytes",
-                        BytesChain::encoded_size_of(&s.index_compressors, decoded)
-                            .map_or(Value::Null, |n| Value::from(n as u64)),
-                    ),
-                    ("index_at_end", Value::Bool(s.index_at_end)),
+                    ("levels", Value::Array(levels)),
                 ])
             }
         };

@@ -18,6 +18,7 @@ import { errorCode, get, getDecoded, open, registerCodecs, WorkerPool } from "za
 import { coreAccess, decodedAccess } from "../../dist/read.js";
 import { serve } from "../../scripts/serve.mjs";
 import { filesUnder } from "./files.mjs";
+import { crc32c } from "./random-arrays.mjs";
 import { memoryStore as emptyStore } from "../fixtures/written/cases.mjs";
 
 registerCodecs();
@@ -71,7 +72,7 @@ const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
 test("the fixture stores are every case make.py writes", () => {
-  assert.equal(manifest.length, 71);
+  assert.equal(manifest.length, 73);
 });
 
 for (const c of manifest) {
@@ -198,6 +199,39 @@ test("a shard index whose crc32c does not match is refused (CHECKSUM)", async ()
   store.files.set(key, shard);
   for (const options of [{}, { pool }]) {
     await assert.rejects(get(arr, null, options), (e) => e.code === "CHECKSUM" && /chunk c\/0\/0 \(shard index\)/.test(e.message));
+  }
+});
+
+test("nested shards: a damaged inner shard's index, or an entry outside its chunk, is refused naming both levels", async () => {
+  // v3_nested_sharded's shard c/0/0: 4 inner shards, their entries (and crc32c) at its end;
+  // each inner shard 6 chunks, its entries (and crc32c) at its start.
+  const c = manifest.find((m) => m.case === "v3_nested_sharded");
+  const key = "/c/0/0";
+  const entry = (view, at) => [Number(view.getBigUint64(at, true)), Number(view.getBigUint64(at + 8, true))];
+  const seal = (bytes, from, to) => new DataView(bytes.buffer, bytes.byteOffset).setUint32(to, crc32c(bytes.subarray(from, to)), true);
+  const cases = [
+    ["a flipped bit in inner shard 0's index", "CHECKSUM", /chunk c\/0\/0 \(inner chunk 0\) \(shard index\)/, (shard, view, outer) => {
+      shard[entry(view, outer)[0] + 10] ^= 1;
+    }],
+    ["inner shard 0 shorter than its index", "CHUNK_LENGTH", /chunk c\/0\/0 \(inner chunk 0\).*fewer than its shard index's 100/, (shard, view, outer) => {
+      view.setBigUint64(outer + 8, 40n, true);
+      seal(shard, outer, outer + 64);
+    }],
+    ["inner shard 0's first chunk past its end", "CHUNK_LENGTH", /chunk c\/0\/0 \(inner chunk 0, 0\).*the chunk it is in has/, (shard, view, outer) => {
+      const [start, length] = entry(view, outer);
+      view.setBigUint64(start, BigInt(length), true);
+      seal(shard, start, start + 96);
+    }],
+  ];
+  for (const [what, code, pattern, damage] of cases) {
+    const { store, arr } = await opened(c);
+    const shard = store.files.get(key).slice();
+    const view = new DataView(shard.buffer);
+    damage(shard, view, shard.length - 68);
+    store.files.set(key, shard);
+    for (const options of [{}, { pool }]) {
+      await assert.rejects(get(arr, null, options), (e) => e.code === code && pattern.test(e.message), what);
+    }
   }
 });
 
