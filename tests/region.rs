@@ -377,3 +377,60 @@ fn transposed_chunks_are_gathered_in_the_arrays_order() {
         );
     }
 }
+
+/// zarr-extensions' `reshape` (codecs/reshape/README.md): the output shape the codecs after it
+/// see, from the spec's own example and its rules; the elements stay in C order, so the layout
+/// keeps it as that shape alone.
+#[test]
+fn reshape_gives_the_shape_the_next_codecs_see_and_refuses_what_the_spec_forbids() {
+    let meta = |chunks: &str, shape: &str, after: &str| {
+        parse(&format!(
+            r#"{{"zarr_format": 3, "node_type": "array", "shape": {chunks}, "data_type": "uint16",
+            "chunk_grid": {{"name": "regular", "configuration": {{"chunk_shape": {chunks}}}}},
+            "chunk_key_encoding": {{"name": "default", "configuration": {{"separator": "/"}}}},
+            "fill_value": 0, "codecs": [{{"name": "reshape", "configuration": {{"shape": {shape}}}}}{after},
+              {{"name": "bytes", "configuration": {{"endian": "little"}}}}]}}"#
+        ))
+        .expect("json")
+    };
+    let shape_of = |chunks: &str, shape: &str| match open(&meta(chunks, shape, "")) {
+        Ok(Opened::Layout(layout)) => Ok(layout.stored_chunk_shape()),
+        Ok(Opened::Unsupported(why)) => panic!("unsupported: {why}"),
+        Err(e) => Err(e.code()),
+    };
+    // The spec's example: chunks [100, 50, 64, 3] with [[0, 1], [2], 3].
+    assert_eq!(
+        shape_of("[100, 50, 64, 3]", "[[0, 1], [2], 3]"),
+        Ok(vec![5000, 64, 3])
+    );
+    assert_eq!(shape_of("[4, 6, 8]", "[-1]"), Ok(vec![192]));
+    assert_eq!(shape_of("[4, 6, 8]", "[[0], -1]"), Ok(vec![4, 48]));
+    assert_eq!(shape_of("[4, 6]", "[2, 2, [1]]"), Ok(vec![2, 2, 6]));
+    // The spec's forbidden orders, -1 twice, a product that is not the chunk's, and a size
+    // given by input dimensions that does not line up with them.
+    for (chunks, shape) in [
+        ("[4, 6]", "[[1], [0]]"),
+        ("[4, 6, 8, 9, 2]", "[[1, 0], 10, [3, 4]]"),
+        ("[4, 6, 8, 9, 2]", "[[3, 4], 10, [0, 1]]"),
+        ("[4, 6]", "[-1, -1]"),
+        ("[4, 6]", "[5, -1]"),
+        ("[4, 6]", "[25]"),
+        ("[4, 6]", "[3, [0], 2]"),
+        ("[4, 6]", "[[2]]"),
+        ("[4, 6]", "[0, 24]"),
+        ("[4, 6]", "\"24\""),
+    ] {
+        assert_eq!(
+            shape_of(chunks, shape),
+            Err("INVALID_CONFIG"),
+            "{chunks} {shape}"
+        );
+    }
+    // A transpose after it would move elements in the new shape: not read here.
+    let transposed = meta(
+        "[4, 6]",
+        "[-1]",
+        r#", {"name": "transpose", "configuration": {"order": [0]}}"#,
+    );
+    assert!(matches!(open(&transposed), Ok(Opened::Unsupported(_))));
+}

@@ -186,6 +186,9 @@ pub enum Runs {
     Quantize,
     /// `transpose`: moves elements only, so the layout reads it as an order of dimensions.
     Transpose,
+    /// zarr-extensions' `reshape`: keeps the elements in C order and changes only the shape the
+    /// codecs after it see, so the layout reads it as that shape.
+    Reshape,
     /// `bytes`: the core chain's array -> bytes codec.
     Bytes,
     /// An array -> bytes codec whose stream is decoded whole in a module of its own, into the
@@ -247,6 +250,7 @@ pub const CODECS: &[CodecRow] = &[
     row("scale_offset", &["scale_offset"], None, AA, Runs::ScaleOffset, &[]),
     row("cast_value", &["cast_value"], None, AA, Runs::CastValue, &[]),
     row("transpose", &["transpose"], None, AA, Runs::Transpose, &["order"]),
+    row("reshape", &["reshape"], None, AA, Runs::Reshape, &["shape"]),
     row("bitround", &["numcodecs.bitround", "bitround"], Some("bitround"), AA, Runs::BitRound, &["keepbits"]),
     // Array -> array, but run on bytes in the compress module (the layout moves them after `bytes`).
     row("delta", &["numcodecs.delta", "delta"], Some("delta"), AA, Runs::Compress(BytesCodec::Delta(DeltaParams {
@@ -343,7 +347,8 @@ pub fn to_json() -> crate::json::Value {
         | Runs::BitRound
         | Runs::Quantize
         | Runs::Bytes
-        | Runs::Transpose => Some(Module::Core),
+        | Runs::Transpose
+        | Runs::Reshape => Some(Module::Core),
         Runs::WholeChunk(m) => Some(m),
         Runs::Compress(c) => Some(c.module()),
         Runs::Sharding | Runs::Elsewhere => None,

@@ -75,6 +75,9 @@ pub struct ArrayLayout {
     /// (zarr v2's order "F" is the reversed axes). The other codecs are element-wise, so the
     /// chain decodes as if it were not there and only where elements lie changes.
     pub order: Option<Vec<usize>>,
+    /// A `reshape` codec's output shape: the chunk shape the codecs after it see. It keeps the
+    /// elements in C order, so only that shape changes (a whole-chunk serializer's).
+    pub reshape: Option<Vec<usize>>,
     pub shard: Option<ShardLayout>,
     /// The array's data type, from the registry ([`crate::types`]).
     pub array_type: ArrayType,
@@ -168,8 +171,20 @@ pub fn open(meta: &Value) -> Result<Opened> {
         other => return Err(invalid(format!("shape must be a list, got {other}"))),
     };
     let grid = field("chunk_grid")?;
-    if grid.get("name").and_then(Value::as_str) != Some("regular") {
-        return Ok(Opened::Unsupported(format!("chunk grid {grid}")));
+    // Only the regular grid is read, here and by zarrita (which fails on another inside its
+    // own code): zarr-extensions' `rectilinear`, which zarr-python 3.4.2 and zarrs write, is
+    // refused with a code rather than handed on.
+    match grid.get("name").and_then(Value::as_str) {
+        Some("regular") => {}
+        Some(name) => {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "the chunk grid {} is not read (only \"regular\" is)",
+                    quoted(name)
+                ),
+            })
+        }
+        None => return Err(invalid(format!("chunk_grid has no name: {grid}"))),
     }
     let mut grid_chunk_shape = parse_shape(
         grid.at(&["configuration", "chunk_shape"])
@@ -234,7 +249,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
     // zarr-python's v3 numcodecs.fixedscaleoffset and numcodecs.astype, as their v2 filters.
     let fill = meta.get("fill_value").unwrap_or(&Value::Null);
     let chunk_codecs = v2::numcodecs_filters_v3(chunk_codecs, array_type.numeric(), fill);
-    let split = match split_codecs(&chunk_codecs, chunk_shape.len())? {
+    let split = match split_codecs(&chunk_codecs, &chunk_shape)? {
         Ok(split) => split,
         Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
@@ -255,6 +270,9 @@ pub fn open(meta: &Value) -> Result<Opened> {
         }
         if let Some(order) = split.order.as_mut() {
             order.push(order.len());
+        }
+        if let Some(reshaped) = split.reshape.as_mut() {
+            reshaped.push(lanes);
         }
     }
     let chain = match array_type.numeric() {
@@ -327,6 +345,7 @@ pub fn open(meta: &Value) -> Result<Opened> {
         serializer: split.serializer,
         zarr_format: 3,
         order: split.order,
+        reshape: split.reshape,
         shard,
     })))
 }
@@ -415,6 +434,8 @@ struct Split {
     compressors: Vec<Value>,
     /// A `transpose`'s order.
     order: Option<Vec<usize>>,
+    /// A `reshape`'s output shape.
+    reshape: Option<Vec<usize>>,
     /// The array -> bytes codec when it is one run on whole chunks (see [`ArrayLayout`]).
     serializer: Option<WholeChunk>,
     /// numcodecs' delta or packbits, moved to the front of `compressors`: the codec, the type
@@ -438,9 +459,14 @@ fn little_endian_bytes() -> Value {
 /// and `bytes`), the bytes -> bytes codecs after it, a `transpose`'s order, and a serializer
 /// run on whole chunks, as the codec table says each runs; `Err` with the reason when the list
 /// holds an array -> array or array -> bytes codec this path does not run.
-fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Split, String>> {
+fn split_codecs(
+    codecs: &[Value],
+    chunk_shape: &[usize],
+) -> Result<std::result::Result<Split, String>> {
+    let ndim = chunk_shape.len();
     let mut chain = Vec::new();
     let mut order = None;
+    let mut reshape: Option<Vec<usize>> = None;
     // numcodecs' delta or packbits, which run on the bytes `bytes` lays out (the compress
     // module): it must be the last array -> array codec, and the only one of them.
     let mut delta: Option<(&Value, BytesCodec)> = None;
@@ -465,6 +491,16 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
             Some(Runs::ScaleOffset | Runs::CastValue | Runs::BitRound | Runs::Quantize) => {
                 chain.push(codec.clone());
                 continue;
+            }
+            Some(Runs::Reshape) => {
+                if order.is_some() || reshape.is_some() {
+                    return Ok(Err("reshape after transpose or another reshape".into()));
+                }
+                reshape = Some(reshaped(config, chunk_shape)?);
+                continue;
+            }
+            Some(Runs::Transpose) if reshape.is_some() => {
+                return Ok(Err("transpose after reshape".into()))
             }
             Some(Runs::Transpose) if order.is_none() => {
                 match transpose_order(config, ndim)? {
@@ -523,6 +559,7 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
             chain,
             compressors,
             order,
+            reshape,
             serializer,
             delta: delta_types,
         }));
@@ -544,6 +581,7 @@ fn split_codecs(codecs: &[Value], ndim: usize) -> Result<std::result::Result<Spl
         chain,
         compressors: Vec::new(),
         order,
+        reshape,
         serializer: None,
         delta: None,
     }))
@@ -591,6 +629,94 @@ fn delta_step(codec: &Value, big: bool) -> Result<(Value, (DataType, DataType))>
 
 /// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,
 /// which changes nothing.
+/// The output shape of zarr-extensions' `reshape` for chunks of `input`: each entry of its
+/// `shape` a size, a list of input dimensions (their product, which must line up with the
+/// input's dimensions before and after them), or -1 (at most once: what the element count
+/// leaves). A shape that cannot hold the chunk's elements is refused (INVALID_CONFIG).
+fn reshaped(config: Option<&Value>, input: &[usize]) -> Result<Vec<usize>> {
+    let bad = |message: String| Error::config("reshape", message);
+    let list = config
+        .and_then(|c| c.get("shape"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("shape must be a list".into()))?;
+    let product = |dims: &[usize]| dims.iter().try_fold(1usize, |p, &d| p.checked_mul(d));
+    let total = product(input).ok_or_else(|| bad("the chunk is too large".into()))?;
+    let mut out: Vec<Option<usize>> = Vec::with_capacity(list.len());
+    // Each output dimension given by input dimensions: its place, the first and last of them.
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    let mut last_dim: Option<usize> = None;
+    let mut free = None;
+    for (i, entry) in list.iter().enumerate() {
+        match entry {
+            Value::Array(dims) => {
+                let mut size = 1usize;
+                let mut first = None;
+                for d in dims {
+                    let d = d
+                        .as_u64()
+                        .map(|d| d as usize)
+                        .filter(|&d| d < input.len())
+                        .ok_or_else(|| bad(format!("{d} is not a dimension of the chunk")))?;
+                    if last_dim.is_some_and(|l| d <= l) {
+                        return Err(bad(
+                            "the input dimensions must be in increasing order".into(),
+                        ));
+                    }
+                    last_dim = Some(d);
+                    first.get_or_insert(d);
+                    size *= input[d];
+                }
+                if let (Some(first), Some(last)) = (first, last_dim.filter(|_| !dims.is_empty())) {
+                    spans.push((i, first, last));
+                }
+                out.push(Some(size));
+            }
+            v if v.as_i64() == Some(-1) => {
+                if free.replace(i).is_some() {
+                    return Err(bad("-1 may be given once".into()));
+                }
+                out.push(None);
+            }
+            v => match v.as_u64().filter(|&n| n > 0) {
+                Some(n) => out.push(Some(n as usize)),
+                None => {
+                    return Err(bad(format!(
+                        "an entry of shape must be a positive size, a list of dimensions or -1, got {v}"
+                    )))
+                }
+            },
+        }
+    }
+    let known = out
+        .iter()
+        .flatten()
+        .try_fold(1usize, |p, &d| p.checked_mul(d))
+        .ok_or_else(|| bad("the shape is too large".into()))?;
+    if let Some(i) = free {
+        if known == 0 || total % known != 0 {
+            return Err(bad(format!("no size for -1 makes {} elements", total)));
+        }
+        out[i] = Some(total / known);
+    }
+    let out: Vec<usize> = out.into_iter().flatten().collect();
+    if product(&out) != Some(total) {
+        return Err(bad(format!(
+            "the shape holds {} elements, the chunk {total}",
+            product(&out).map_or("too many".to_string(), |n| n.to_string())
+        )));
+    }
+    for (i, first, last) in spans {
+        if product(&out[..i]) != product(&input[..first])
+            || product(&out[i + 1..]) != product(&input[last + 1..])
+        {
+            return Err(bad(format!(
+                "output dimension {i} does not line up with input dimensions {first} to {last}"
+            )));
+        }
+    }
+    Ok(out)
+}
+
 fn transpose_order(config: Option<&Value>, ndim: usize) -> Result<Option<Vec<usize>>> {
     let bad = || invalid("transpose's order must be a permutation of the dimensions");
     let list = config
@@ -750,8 +876,11 @@ impl ArrayLayout {
     }
 
     /// The shape of the (inner) chunk as its array -> bytes codec receives it: the chunk
-    /// shape, in a `transpose`'s order.
+    /// shape, in a `transpose`'s order, or as a `reshape` makes it.
     pub fn stored_chunk_shape(&self) -> Vec<usize> {
+        if let Some(reshaped) = &self.reshape {
+            return reshaped.clone();
+        }
         let shape = self.chain.chunk_shape();
         match &self.order {
             Some(order) => order.iter().map(|&d| shape[d]).collect(),

@@ -1,0 +1,120 @@
+// zarr-extensions' `reshape` codec and `rectilinear` chunk grid, in the stores zarrs 0.23.14
+// writes (tests/fixtures/extensions, with make/: zarr-python 3.4.2 has no reshape codec; it
+// reads the rectilinear stores exactly as zarrs does, make/crosscheck.py). The reshape stores
+// are read with `get` on one thread and pooled (shared and transferred) and must equal what
+// zarrs read back, bit for bit, a strided box too; `set` writes each back chunk for chunk
+// as zarrs wrote it. A rectilinear grid is refused (UNSUPPORTED) by open, get, getDecoded and
+// set, naming the grid: neither path reads it yet.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import * as zarr from "zarrita";
+
+import { get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+import { coreAccess } from "../../dist/read.js";
+import { memoryStore } from "../fixtures/written/cases.mjs";
+import { filesUnder } from "./files.mjs";
+
+registerCodecs();
+
+const dir = fileURLToPath(new URL("../fixtures/extensions/", import.meta.url));
+const { cases } = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+const CTORS = { int16: Int16Array, uint16: Uint16Array, int32: Int32Array, float32: Float32Array, float64: Float64Array };
+
+const pool = new WorkerPool(2);
+after(() => pool.terminate());
+
+/** A case's store, in memory: metadata and chunk files by key (with the range reads shards need). */
+function storeOf(c) {
+  const store = memoryStore();
+  const root = join(dir, "stores", c.store);
+  for (const p of filesUnder(root)) store.files.set("/" + relative(root, p).split(sep).join("/"), new Uint8Array(readFileSync(p)));
+  return store;
+}
+
+function expectedOf(c) {
+  const bytes = readFileSync(join(dir, "stores", c.expected));
+  const Ctor = CTORS[c.dtype];
+  return new Ctor(bytes.buffer, bytes.byteOffset, bytes.byteLength / Ctor.BYTES_PER_ELEMENT);
+}
+
+const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+/** The elements of a C-order array at odd indices along every dimension (slice(1, d, 2)). */
+function everyOther(values, shape) {
+  const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+  const counts = shape.map((d) => Math.floor(d / 2));
+  const out = new values.constructor(counts.reduce((a, b) => a * b, 1));
+  const index = counts.map(() => 0);
+  for (let n = 0; n < out.length; n++) {
+    out[n] = values[index.reduce((at, k, i) => at + (1 + 2 * k) * strides[i], 0)];
+    for (let i = index.length - 1; i >= 0 && ++index[i] === counts[i]; i--) index[i] = 0;
+  }
+  return out;
+}
+
+test("the fixtures are every case make/ writes: four reshape stores, two rectilinear ones", () => {
+  assert.deepEqual(cases.map((c) => c.case).sort(), [
+    "rectilinear_2d", "rectilinear_overflow_3d", "reshape_4d", "reshape_flat_big_endian", "reshape_merge_3d", "reshape_pcodec",
+  ]);
+});
+
+for (const c of cases.filter((c) => c.codecs.some((k) => k.name === "reshape"))) {
+  test(`${c.case}: get equals zarrs' read, one thread and pooled; set writes zarrs' chunks`, async () => {
+    const arr = await zarr.open(zarr.root(storeOf(c)), { kind: "array" });
+    assert.notEqual(typeof (await coreAccess(arr)), "string", "read on the package's own path");
+    const want = expectedOf(c);
+    for (const options of [{}, { pool }, { pool, useSharedArrayBuffer: false }]) {
+      const got = await get(arr, null, options);
+      assert.deepEqual(got.shape, c.shape);
+      assert.ok(bits(got.data).equals(bits(want)), `${c.case} ${JSON.stringify(Object.keys(options))}: values differ`);
+    }
+    const box = await get(arr, c.shape.map((d) => zarr.slice(1, d, 2)));
+    assert.ok(bits(box.data).equals(bits(everyOther(want, c.shape))), "a strided box");
+
+    // Written back from the values, on one thread and pooled: every chunk zarrs stored, byte
+    // for byte (the chunks zarrs left out hold the fill value only).
+    for (const options of [{}, { pool }]) {
+      const theirs = storeOf(c);
+      const ours = memoryStore();
+      ours.files.set("/zarr.json", theirs.files.get("/zarr.json"));
+      const target = await zarr.open(zarr.root(ours), { kind: "array" });
+      await set(target, null, { data: want, shape: c.shape, stride: c.shape.map((_, i) => c.shape.slice(i + 1).reduce((a, b) => a * b, 1)) }, options);
+      for (const [key, bytes] of theirs.files) {
+        if (key === "/zarr.json") continue;
+        assert.ok(ours.files.has(key), `${key} written`);
+        assert.ok(Buffer.from(ours.files.get(key)).equals(Buffer.from(bytes)), `${key}: other bytes than zarrs'`);
+      }
+      assert.ok(bits((await get(target)).data).equals(bits(want)), "read back");
+    }
+  });
+}
+
+test("a reshape the spec forbids is refused at open (INVALID_CONFIG), naming the codec", async () => {
+  const c = cases.find((k) => k.case === "reshape_merge_3d");
+  const store = storeOf(c);
+  const meta = JSON.parse(new TextDecoder().decode(store.files.get("/zarr.json")));
+  meta.codecs[0].configuration.shape = [[1], [0, 2]];
+  store.files.set("/zarr.json", new TextEncoder().encode(JSON.stringify(meta)));
+  await assert.rejects(open(zarr.root(store)), (e) => e.code === "INVALID_CONFIG" && /reshape/.test(e.message) && /increasing/.test(e.message));
+});
+
+test("a rectilinear chunk grid is refused by open, get, getDecoded and set (UNSUPPORTED), naming it", async () => {
+  for (const c of cases.filter((k) => k.chunk_grid.name === "rectilinear")) {
+    const store = storeOf(c);
+    const refused = (e) => e.code === "UNSUPPORTED" && /chunk grid "rectilinear"/.test(e.message);
+    await assert.rejects(open(zarr.root(store)), refused, `${c.case}: open`);
+    // (zarrita opens it: its reads fail inside its own code.)
+    const arr = await zarr.open(zarr.root(store), { kind: "array" });
+    await assert.rejects(get(arr), refused, `${c.case}: get`);
+    await assert.rejects(get(arr, null, { pool }), refused, `${c.case}: pooled get`);
+    await assert.rejects(getDecoded(arr), refused, `${c.case}: getDecoded`);
+    const before = new Map(store.files);
+    const values = new CTORS[c.dtype](c.shape.reduce((a, b) => a * b, 1));
+    await assert.rejects(set(arr, null, { data: values, shape: c.shape, stride: c.shape.map((_, i) => c.shape.slice(i + 1).reduce((a, b) => a * b, 1)) }), refused, `${c.case}: set`);
+    assert.deepEqual([...store.files.keys()], [...before.keys()], "nothing written");
+  }
+});
