@@ -1,5 +1,6 @@
 // Reads of filtered stores against zarrita's zarr.get, in one Node process: a BENCH_N x
-// BENCH_N float64 array (default 2048) in 256 x 256 chunks, in memory, written once by the
+// BENCH_N float64 array (default 2048) in 256 x 256 chunks, in memory and over HTTP (the same
+// files on disk, served on loopback, read through zarrita's FetchStore), written once by the
 // package's `set` from the design field (bench/util.mjs: smooth, some noise, a disc of NaN)
 // with each of the filters zarr-python users write: numcodecs' delta + zstd, bitround
 // (keepbits 10) + zstd, fletcher32 after zstd. Contenders: zarr.get after registerCodecs()
@@ -8,11 +9,17 @@
 // pool of BENCH_POOL workers (default 2, warmed before timing). Timed: the read call; the
 // median and range of BENCH_ROUNDS rounds (default 8) after 2 warm-up rounds, in a seeded
 // shuffled order each round; for the reads, the main thread's busy time during the read
-// (performance.eventLoopUtilization()'s active time). The reads are checked equal first.
+// (performance.eventLoopUtilization()'s active time), with the garbage of the read before
+// collected first where Node runs with --expose-gc (as `npm run bench` does). The reads are
+// checked equal first.
 // `--json` prints the figures as JSON.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { get, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+import { serve } from "../scripts/serve.mjs";
 import { designField, median, seededShuffle } from "./util.mjs";
 
 registerCodecs();
@@ -33,6 +40,14 @@ const STORES = {
 const field = designField(N);
 const pool = new WorkerPool(POOL);
 const results = [];
+// Each store is also written to disk and read over HTTP (loopback; zarrita's FetchStore), where
+// each response's bytes are the read's own and go to a worker uncopied: an in-memory store's
+// are its own, and the pool copies them before handing them over.
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const onDisk = join(root, "target/bench-filters");
+rmSync(onDisk, { recursive: true, force: true });
+const server = await serve(root, 0);
+const origin = `http://127.0.0.1:${server.address().port}`;
 for (const [name, codecs] of Object.entries(STORES)) {
   const files = new Map();
   const store = { get: async (k) => files.get(k), set: async (k, v) => void files.set(k, v) };
@@ -44,6 +59,20 @@ for (const [name, codecs] of Object.entries(STORES)) {
   files.set("/zarr.json", new TextEncoder().encode(JSON.stringify(meta)));
   const arr = await open(zarr.root(store));
   await set(arr, null, { data: field, shape: [N, N], stride: [N, 1] });
+  const slug = name.replace(/[^a-z0-9]+/g, "-");
+  for (const [key, bytes] of files) {
+    const path = join(onDisk, slug, key);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, bytes);
+  }
+  for (const [where, location] of [["memory", arr], ["HTTP", await open(zarr.root(new zarr.FetchStore(`${origin}/target/bench-filters/${slug}`)))]]) {
+    await measure(`${name} (${where})`, location);
+  }
+}
+server.close();
+await pool.terminate();
+
+async function measure(name, arr) {
   const contenders = {
     "zarr.get": () => zarr.get(arr),
     get: () => get(arr),
@@ -60,6 +89,9 @@ for (const [name, codecs] of Object.entries(STORES)) {
   const order = seededShuffle(11);
   for (let round = -2; round < ROUNDS; round++) {
     for (const k of order(Object.keys(contenders))) {
+      // The garbage of the last read (zarrita's delta and bitround make much of it) collected
+      // before this one, so that its pause is not counted against another contender.
+      globalThis.gc?.();
       const u0 = performance.eventLoopUtilization();
       const t0 = performance.now();
       await contenders[k]();
@@ -77,13 +109,12 @@ for (const [name, codecs] of Object.entries(STORES)) {
   }
   results.push(row);
 }
-await pool.terminate();
 
 if (JSON_OUT) {
   console.log(JSON.stringify({ n: N, rounds: ROUNDS, pool: POOL, results }, null, 2));
 } else {
   const f = (x) => `${x.median.toFixed(1)} (${x.min.toFixed(1)}-${x.max.toFixed(1)})`;
-  console.log(`filtered stores, ${N}x${N} float64, 256^2 chunks; median (range) ms over ${ROUNDS} rounds; pool of ${POOL}`);
+  console.log(`filtered stores, ${N}x${N} float64, 256^2 chunks, in memory and over HTTP (loopback); median (range) ms over ${ROUNDS} rounds; pool of ${POOL}`);
   console.log("| store | zarr.get | get | get, pool | get / zarr.get | pool / zarr.get | pool's main-thread busy / get's |");
   console.log("|---|---|---|---|---|---|---|");
   for (const r of results) {
