@@ -88,9 +88,31 @@ pub(crate) fn to_typed_array(data: &ArrayData) -> JsValue {
 }
 
 /// An array's zarr.json read exactly: its chunk reader, or why this path does not run it.
-pub(crate) fn open_reader(zarr_json: &str) -> Result<(Value, Opened), JsValue> {
+/// `chunk_shape` (JSON, a list): the shape of the chunks to read, for a rectilinear grid's
+/// chunks of other shapes than its first's (one reader a shape).
+pub(crate) fn open_reader(
+    zarr_json: &str,
+    chunk_shape: Option<&str>,
+) -> Result<(Value, Opened), JsValue> {
     let meta = parse_json(zarr_json, "zarr.json")?;
-    let (meta, opened) = zarr_wasm_codecs::layout::open_any(meta).map_err(js_error)?;
+    let shape = match chunk_shape {
+        None => None,
+        Some(text) => {
+            let list = parse_json(text, "chunk shape")?;
+            let dims = list.as_array().and_then(|dims| {
+                dims.iter()
+                    .map(|d| d.as_u64().map(|d| d as usize))
+                    .collect::<Option<Vec<usize>>>()
+            });
+            Some(dims.ok_or_else(|| {
+                js_error(Error::InvalidMetadata {
+                    message: format!("a chunk shape must be a list of sizes, got {text}"),
+                })
+            })?)
+        }
+    };
+    let (meta, opened) =
+        zarr_wasm_codecs::layout::open_any_with(meta, shape.as_deref()).map_err(js_error)?;
     let reader = match opened {
         zarr_wasm_codecs::layout::Opened::Layout(layout) => Ok(ChunkReader::new(*layout)),
         zarr_wasm_codecs::layout::Opened::Unsupported(reason) => Err(reason),

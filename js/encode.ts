@@ -40,6 +40,11 @@ export interface ChunkInput {
   stored?: Uint8Array;
   /** One value's bytes: what a new chunk holds outside the box. */
   fill: Uint8Array;
+  /**
+   * Where the grid's chunks have several shapes (rectilinear): the chunk's coordinates, its
+   * shape, and its reader's shape (JSON, see `ArrayAccess.readerAt`).
+   */
+  chunk?: { coords: number[]; shape: number[]; readerShape?: string };
 }
 
 /** A chunk's stored bytes, every codec of its chain applied. */

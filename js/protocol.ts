@@ -20,6 +20,8 @@ export interface Job {
   kind: "core" | "packing";
   key: number;
   text: string;
+  /** For a rectilinear grid: the shape of the chunk (JSON), which the reader is made for. */
+  chunkShape?: string;
   /** The steps the worker runs on the stored bytes before the reader takes them (see js/place.ts). */
   stages: StageSpec[];
   /** Stored bytes (a copy goes to the worker, unless `owned`). */
@@ -88,6 +90,8 @@ export interface EncodeJob {
   count: number;
   type: string;
   chunkShape: number[];
+  /** For a rectilinear grid: the shape (JSON) of the reader that encodes this chunk (`chunkShape` is then its shape). */
+  readerShape?: string;
   region?: Uint32Array;
   stored?: Uint8Array;
   fill: Uint8Array;

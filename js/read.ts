@@ -23,7 +23,7 @@ import {
 import type { WorkerPool } from "./pool.js";
 import type { ModuleKind } from "./protocol.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
-import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
+import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, rectilinearAxis, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
 export type { Selection } from "./select.js";
@@ -123,6 +123,8 @@ export interface Layout {
   decoded_bytes: number | null;
   /** Whether `set` writes the array on the package's own path (else through zarr.set). */
   writes_here: boolean;
+  /** A rectilinear chunk grid's edges: per dimension, runs of [edge, count] (null for a regular grid). */
+  edges: [number, number][][] | null;
   /** Sharding: the innermost chunks' shape, and each level's index, outermost first (nested sharding has several). */
   shard: null | {
     chunk_shape: number[];
@@ -152,6 +154,11 @@ export interface ArrayAccess<R extends TileReader> {
   layout: Layout;
   /** The (inner) chunk shape, the grid a selection is planned on. */
   chunkShape: number[];
+  /**
+   * The reader of the chunk at `coords`: `reader`, or for a rectilinear grid one a chunk shape
+   * (made when first needed), with the shape it was made for (JSON, for a worker's).
+   */
+  readerAt(coords: number[]): { reader: R; chunkShape?: string };
   /** Bytes -> bytes codecs run through zarrita's registry (none when the compress module runs them). */
   compressors: BytesCodec[];
   /**
@@ -206,7 +213,7 @@ async function bytesCodecs(list: CodecMeta[], dataType: string, chunkShape: numb
 
 async function access<R extends TileReader>(
   arr: Readable,
-  make: (text: string) => R,
+  make: (text: string, chunkShape?: string) => R,
   kind: "core" | "packing",
   bindings: object,
 ): Promise<ArrayAccess<R> | string> {
@@ -270,7 +277,25 @@ async function access<R extends TileReader>(
     }
     index = { perShard, levels };
   }
-  return { reader, layout, chunkShape, compressors, stages, index, memory, text, kind, modules, key: accessKeys++ };
+  let readerAt: ArrayAccess<R>["readerAt"] = () => ({ reader });
+  if (layout.edges) {
+    // One reader a chunk shape (a rectilinear grid's chunks have several), each the first
+    // time a chunk of its shape is read; shapes as the reader takes them (without lanes).
+    const axes = layout.edges.map((runs) => rectilinearAxis(runs));
+    const lanes = layout.lanes > 1;
+    const readers = new Map<string, R>([[JSON.stringify(lanes ? chunkShape.slice(0, -1) : chunkShape), reader]]);
+    readerAt = (coords) => {
+      const shape = axes.map((axis, i) => axis.size(coords[i]));
+      const given = JSON.stringify(lanes ? shape.slice(0, -1) : shape);
+      let found = readers.get(given);
+      if (!found) {
+        found = make(text, given);
+        readers.set(given, found);
+      }
+      return { reader: found, chunkShape: given };
+    };
+  }
+  return { reader, readerAt, layout, chunkShape, compressors, stages, index, memory, text, kind, modules, key: accessKeys++ };
 }
 
 /** Whether the package can read the array's chunks from its store: a shard's need getRange. */
@@ -294,12 +319,12 @@ function cached<R extends TileReader>(make: (arr: Readable) => Promise<ArrayAcce
 
 export const coreAccess = cached(async (arr) => {
   const wasm: Bindings = await loadWasm();
-  return access(arr, (text) => new wasm.ArrayReader(text), "core", wasm);
+  return access(arr, (text, shape) => new wasm.ArrayReader(text, shape), "core", wasm);
 });
 
 export const decodedAccess = cached(async (arr) => {
   const wasm: PackingBindings = await loadModule("packing");
-  return access(arr, (text) => new wasm.DecodedReader(text), "packing", wasm);
+  return access(arr, (text, shape) => new wasm.DecodedReader(text, shape), "packing", wasm);
 });
 
 /** The runs of the output a box's values go to. */
@@ -349,7 +374,7 @@ async function readInto<R extends TileReader>(
   const pool = poolOf(options);
   const signal = options.signal;
   signal?.throwIfAborted();
-  const plan = planSelection(selection, a.layout.shape, a.chunkShape);
+  const plan = planSelection(selection, a.layout.shape, a.chunkShape, a.layout.edges);
   const run = pool ? await inPool(pool, a, plan, options, Out, fill) : onThisThread(a, plan, options, Out, fill);
   const fetchChunk = chunkFetcher(arr, a, options);
   const paced = limiter(concurrencyOf(options, run.concurrency));
@@ -402,7 +427,7 @@ function onThisThread<R extends TileReader>(
       inTurn(() => {
         signal?.throwIfAborted();
         // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-        placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, runsOf(plan, box, out));
+        placeChunk(a.readerAt(box.coords).reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, runsOf(plan, box, out));
       }),
     fill: (box) =>
       inTurn(() => {
@@ -480,6 +505,7 @@ async function inPool<R extends TileReader>(
           kind: a.kind,
           key: a.key,
           text: a.text,
+          chunkShape: a.readerAt(box.coords).chunkShape,
           stages: a.stages.map((s) => s.spec),
           stored,
           owned,

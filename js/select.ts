@@ -42,6 +42,8 @@ export function regionOf(box: Box): Uint32Array {
 }
 
 export interface Plan {
+  /** The chunk grid's axes (each chunk's start and size). */
+  axes: Axis[];
   /** The output's shape (integer-selected dimensions dropped). */
   shape: number[];
   size: number;
@@ -92,15 +94,81 @@ function describe(v: unknown): string {
   }
 }
 
-function pieces(start: number, step: number, count: number, chunkLen: number, dimLen: number): Piece[] {
+/**
+ * One dimension of a chunk grid: which chunk an index lies in, where a chunk starts and how
+ * long it is. A regular grid's chunks are all `chunkLen` long (the last one reaching past the
+ * array); a rectilinear grid's are its edges.
+ */
+export interface Axis {
+  chunkOf(index: number): number;
+  start(chunk: number): number;
+  size(chunk: number): number;
+}
+
+/** A regular grid's axis. */
+export function regularAxis(chunkLen: number): Axis {
+  const len = Math.max(chunkLen, 1);
+  return { chunkOf: (i) => Math.floor(i / len), start: (c) => c * len, size: () => len };
+}
+
+/** A rectilinear grid's axis, from its runs of (edge, count). */
+export function rectilinearAxis(runs: readonly (readonly [number, number])[]): Axis {
+  // Where each run's first chunk starts, in elements and in chunks.
+  const at: number[] = [];
+  const first: number[] = [];
+  let [elements, chunks] = [0, 0];
+  for (const [edge, count] of runs) {
+    at.push(elements);
+    first.push(chunks);
+    elements += edge * count;
+    chunks += count;
+  }
+  const runOfIndex = (i: number) => {
+    let [lo, hi] = [0, runs.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (at[mid] <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const runOfChunk = (c: number) => {
+    let [lo, hi] = [0, runs.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (first[mid] <= c) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  return {
+    chunkOf(i) {
+      const r = runOfIndex(i);
+      return first[r] + Math.floor((i - at[r]) / runs[r][0]);
+    },
+    start(c) {
+      const r = runOfChunk(c);
+      return at[r] + (c - first[r]) * runs[r][0];
+    },
+    size: (c) => runs[runOfChunk(c)][0],
+  };
+}
+
+/** The axes of a grid: regular (`chunkShape`), or rectilinear (`edges`: each dimension's runs). */
+export function axesOf(chunkShape: number[], edges?: readonly (readonly (readonly [number, number])[])[] | null): Axis[] {
+  return edges ? edges.map((runs) => rectilinearAxis(runs)) : chunkShape.map((len) => regularAxis(len));
+}
+
+function pieces(start: number, step: number, count: number, axis: Axis, dimLen: number): Piece[] {
   const out: Piece[] = [];
   let index = start;
   let done = 0;
   while (done < count) {
-    const chunk = Math.floor(index / chunkLen);
-    const end = Math.min((chunk + 1) * chunkLen, dimLen);
+    const chunk = axis.chunkOf(index);
+    const from = axis.start(chunk);
+    const end = Math.min(from + axis.size(chunk), dimLen);
     const n = Math.min(count - done, Math.floor((end - 1 - index) / step) + 1);
-    out.push({ chunk, first: index - chunk * chunkLen, step, count: n, outStart: done });
+    out.push({ chunk, first: index - from, step, count: n, outStart: done });
     done += n;
     index += n * step;
   }
@@ -134,11 +202,11 @@ function range(sel: number | zarr.Slice | null | undefined, dimLen: number): Ran
   return { start, step, count: Math.max(0, Math.ceil((stop - start) / step)), dropped: false };
 }
 
-/** How many chunks of `chunkLen` a range touches. */
-function chunksOf(r: Range, chunkLen: number): number {
+/** How many chunks of an axis a range touches. */
+function chunksOf(r: Range, axis: Axis): number {
   if (r.count === 0) return 0;
   const last = r.start + (r.count - 1) * r.step;
-  const spanned = Math.floor(last / chunkLen) - Math.floor(r.start / chunkLen) + 1;
+  const spanned = axis.chunkOf(last) - axis.chunkOf(r.start) + 1;
   return Math.min(r.count, spanned);
 }
 
@@ -155,14 +223,23 @@ export function allocate<T>(values: number, bytesPerValue: number, make: () => T
   }
 }
 
-/** The boxes of `chunkShape`-sized chunks that a selection of an array of `shape` reads. */
-export function planSelection(selection: Selection, shape: number[], chunkShape: number[]): Plan {
+/**
+ * The boxes of the chunks that a selection of an array of `shape` reads: `chunkShape`-sized
+ * chunks, or the chunks of a rectilinear grid (`edges`, see `axesOf`).
+ */
+export function planSelection(
+  selection: Selection,
+  shape: number[],
+  chunkShape: number[],
+  edges?: readonly (readonly (readonly [number, number])[])[] | null,
+): Plan {
   checkSelection(selection, shape.length);
+  const axes = axesOf(chunkShape, edges);
   const ranges = shape.map((len, i) => range(selection?.[i] ?? null, len));
   // How many chunks and values, before any list of them is made: a shape from a metadata
   // mistake or a hostile store must be refused, not walked.
   const values = ranges.reduce((n, r) => n * r.count, 1);
-  const chunks = ranges.reduce((n, r, i) => n * chunksOf(r, Math.max(chunkShape[i], 1)), 1);
+  const chunks = ranges.reduce((n, r, i) => n * chunksOf(r, axes[i]), 1);
   if (chunks > MAX_BOXES || values > Number.MAX_SAFE_INTEGER) {
     const what = chunks > MAX_BOXES ? `${chunks.toExponential(2)} chunks (at most ${MAX_BOXES} in one call)` : `${values.toExponential(2)} values`;
     throw codedError("TOO_LARGE", `the selection spans ${what}: select less`);
@@ -170,7 +247,7 @@ export function planSelection(selection: Selection, shape: number[], chunkShape:
   const dims: Dim[] = ranges.map((r, i) => ({
     count: r.count,
     dropped: r.dropped,
-    pieces: values === 0 ? [] : pieces(r.start, r.step, r.count, chunkShape[i], shape[i]),
+    pieces: values === 0 ? [] : pieces(r.start, r.step, r.count, axes[i], shape[i]),
   }));
   const outShape = dims.filter((d) => !d.dropped).map((d) => d.count);
   const size = dims.reduce((n, d) => n * d.count, 1);
@@ -189,7 +266,7 @@ export function planSelection(selection: Selection, shape: number[], chunkShape:
     };
     walk(0, []);
   }
-  return { shape: outShape, size, dims, boxes };
+  return { shape: outShape, size, dims, boxes, axes };
 }
 
 /**

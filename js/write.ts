@@ -19,7 +19,7 @@ import type { CompressorSpec, EncodeJob, EncodeModule, EncodeRowJob } from "./pr
 import { type ArrayAccess, coreAccess } from "./read.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { inTurn, poolOf, progress } from "./schedule.js";
-import { type Box, planSelection, type Plan, regionOf, type Selection } from "./select.js";
+import { type Axis, type Box, planSelection, type Plan, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
@@ -216,6 +216,10 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     const a = await coreAccess(arr as never);
     // The layout says which arrays zarr.set writes (zarr v2 filters that take values encode
     // with NumPy's rules; transposed chunks); there the pool is not used.
+    if (typeof a !== "string" && a.layout.edges && !a.layout.writes_here) {
+      // (zarrita's zarr.set has no rectilinear grid either.)
+      throw codedError("UNSUPPORTED", "this chain is not written with a rectilinear chunk grid");
+    }
     if (typeof a === "string" || !a.layout.writes_here) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
       if (typedArrayFor(arr.dtype)) checkValue(arr.dtype, plan, value);
@@ -227,11 +231,11 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     if (itemised(info)) {
       // Items that are not one number each (bool, complex, datetime64, strings, fixed
       // bytes): written as their lanes.
-      plan = planSelection(laneSelection(selection, arr.shape.length, a.layout.lanes), a.layout.shape, a.chunkShape);
+      plan = planSelection(laneSelection(selection, arr.shape.length, a.layout.lanes), a.layout.shape, a.chunkShape, a.layout.edges);
       const items = a.layout.lanes > 1 ? plan.shape.slice(0, -1) : plan.shape;
       checked = checkValue(a.layout.data_type, plan, valueAsLanes(info, value, items, typedArrayFor(a.layout.data_type)!));
     } else {
-      plan = planSelection(selection, a.layout.shape, a.chunkShape);
+      plan = planSelection(selection, a.layout.shape, a.chunkShape, a.layout.edges);
       checked = checkValue(a.layout.data_type, plan, value);
     }
     const encoder = pool ? await inPool(pool, a, plan.boxes.length, options.signal) : await onThisThread(a);
@@ -379,7 +383,11 @@ async function onThisThread(a: Access): Promise<Encoder> {
         index?.free();
       }
     },
-    encode: async (input) => throughRegistry(registry, await inTurn(() => encodeChunk(coder, steps, a.chunkShape, input))),
+    encode: async (input) => {
+      // (A rectilinear grid's chunk with the reader of its shape.)
+      const by = input.chunk ? (a.readerAt(input.chunk.coords).reader as unknown as ChunkCoder) : coder;
+      return throughRegistry(registry, await inTurn(() => encodeChunk(by, steps, input.chunk?.shape ?? a.chunkShape, input)));
+    },
   };
 }
 
@@ -409,6 +417,7 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
     encode: async (input) => {
       const job: EncodeJob = {
         ...array,
+        ...(input.chunk ? { chunkShape: input.chunk.shape, readerShape: input.chunk.readerShape } : {}),
         values: input.values.buffer as ArrayBuffer,
         count: input.values.length,
         region: input.region,
@@ -451,11 +460,18 @@ function boxValues(Ctor: TypedArrayCtor, box: Box, plan: Plan, value: ChunkValue
 }
 
 /** Whether the box is all of its chunk that lies inside the array (the rest needs no values). */
-function wholeChunk(box: Box, chunkShape: number[], shape: number[]): boolean {
+function wholeChunk(box: Box, axes: Axis[], shape: number[]): boolean {
   return box.pieces.every((p, k) => {
-    const inArray = Math.min(chunkShape[k], shape[k] - box.coords[k] * chunkShape[k]);
+    const c = box.coords[k];
+    const inArray = Math.min(axes[k].size(c), shape[k] - axes[k].start(c));
     return p.first === 0 && (p.step === 1 || p.count === 1) && p.count === inArray;
   });
+}
+
+/** A rectilinear grid's chunk: its coordinates, shape and reader's shape (none for a regular grid, whose chunks have one). */
+function chunkOf(a: Access, plan: Plan, coords: number[]): ChunkInput["chunk"] {
+  if (!a.layout.edges) return undefined;
+  return { coords, shape: coords.map((c, i) => plan.axes[i].size(c)), readerShape: a.readerAt(coords).chunkShape };
 }
 
 /**
@@ -474,7 +490,8 @@ async function chunkInput(
   const fill = Uint8Array.from(a.layout.fill_bytes);
   const size = box.pieces.reduce((x, p) => x * p.count, Ctor.BYTES_PER_ELEMENT);
   const values = boxValues(Ctor, box, plan, value, encoder.buffer?.(size));
-  return { values, fill, ...(await placeOf(a, box, old)) };
+  const chunk = chunkOf(a, plan, box.coords);
+  return { values, fill, ...(chunk ? { chunk } : {}), ...(await placeOf(a, plan, box, old)) };
 }
 
 /**
@@ -482,9 +499,9 @@ async function chunkInput(
  * bytes (`old`, fetched only then) where its values are laid over them: an edge chunk the box
  * fills takes the fill value outside the array; any other box is laid over the old values.
  */
-async function placeOf(a: Access, box: Box, old: () => Promise<Uint8Array | undefined>): Promise<{ region?: Uint32Array; stored?: Uint8Array }> {
-  const inArray = wholeChunk(box, a.chunkShape, a.layout.shape);
-  if (inArray && box.pieces.every((p, k) => p.count === a.chunkShape[k])) return {};
+async function placeOf(a: Access, plan: Plan, box: Box, old: () => Promise<Uint8Array | undefined>): Promise<{ region?: Uint32Array; stored?: Uint8Array }> {
+  const inArray = wholeChunk(box, plan.axes, a.layout.shape);
+  if (inArray && box.pieces.every((p, k) => p.count === plan.axes[k].size(box.coords[k]))) return {};
   return { region: regionOf(box), stored: inArray ? undefined : await old() };
 }
 
@@ -552,7 +569,7 @@ async function rowInput(
     run.map(async (box, i) => {
       const at = offset;
       offset += counts[i];
-      return { key: keys[i], offset: at, count: counts[i], ...(await placeOf(a, box, () => old(i))) };
+      return { key: keys[i], offset: at, count: counts[i], ...(await placeOf(a, plan, box, () => old(i))) };
     }),
   );
   return { slab, rows, width, members, fill: Uint8Array.from(a.layout.fill_bytes) };
@@ -613,7 +630,8 @@ function encodeEach(
   signal: AbortSignal | undefined,
   chunk: { keyOf(box: Box): string; oldOf(box: Box): Promise<Uint8Array | undefined>; done(box: Box, bytes: Uint8Array): void },
 ) {
-  const rowValue = encoder.encodeRow && !ArrayBuffer.isView(value) ? value : undefined;
+  // (Not in rows for a rectilinear grid: a row's chunks may differ in shape.)
+  const rowValue = encoder.encodeRow && !a.layout.edges && !ArrayBuffer.isView(value) ? value : undefined;
   const per = rowValue ? (encoder.perRow ?? 1) : 1;
   const runs = per > 1 ? rowsOf(boxes, per) : boxes.map((b) => [b]);
   return eachLimited(runs, Math.max(1, Math.ceil(encoder.concurrency / per)), async (run) => {
@@ -670,7 +688,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     // The old shard is read unless every inner chunk inside the array is wholly written.
     let inArray = 0;
     for (let p = 0; p < inner; p++) if (innerInArray(p, coords, perShard, a.chunkShape, layout.shape)) inArray++;
-    const complete = boxes.size === inArray && [...boxes.values()].every((b) => wholeChunk(b, a.chunkShape, layout.shape));
+    const complete = boxes.size === inArray && [...boxes.values()].every((b) => wholeChunk(b, plan.axes, layout.shape));
     const old = complete ? undefined : await namingChunk(key, async () => oldShard(a, await fromStore(path, () => arr.store.get(path, opts)), inner));
     const parts: (Uint8Array | undefined)[] = old ?? new Array(inner);
     const positions = new Map([...boxes].map(([position, box]) => [box, position]));

@@ -434,3 +434,56 @@ fn reshape_gives_the_shape_the_next_codecs_see_and_refuses_what_the_spec_forbids
     );
     assert!(matches!(open(&transposed), Ok(Opened::Unsupported(_))));
 }
+
+/// zarr-extensions' rectilinear grid (chunk-grids/rectilinear/README.md): the spec's own
+/// example, its edges as runs cut where the array ends, the first chunk's shape as the
+/// layout's, another chunk shape on request, and edges that do not reach the array's end.
+#[test]
+fn rectilinear_grids_read_as_runs_of_edges() {
+    let meta = |shapes: &str| {
+        parse(&format!(
+            r#"{{"zarr_format": 3, "node_type": "array", "shape": [6, 6, 6, 6, 6], "data_type": "int8",
+            "chunk_grid": {{"name": "rectilinear", "configuration": {{"kind": "inline", "chunk_shapes": {shapes}}}}},
+            "chunk_key_encoding": {{"name": "default", "configuration": {{"separator": "/"}}}},
+            "fill_value": 0, "codecs": [{{"name": "bytes"}}]}}"#
+        ))
+        .expect("json")
+    };
+    let example = meta("[4, [1, 2, 3], [[4, 2]], [[1, 3], 3], [4, 4, 4]]");
+    let Ok(Opened::Layout(layout)) = open(&example) else {
+        panic!("the spec's example is read");
+    };
+    let runs = |v: &[(usize, usize)]| v.to_vec();
+    let edges = layout.edges.as_ref().expect("edges");
+    assert_eq!(edges[0], runs(&[(4, 2)]));
+    assert_eq!(edges[1], runs(&[(1, 1), (2, 1), (3, 1)]));
+    assert_eq!(edges[2], runs(&[(4, 2)]));
+    assert_eq!(edges[3], runs(&[(1, 3), (3, 1)]));
+    // (The third 4 lies wholly outside the array.)
+    assert_eq!(edges[4], runs(&[(4, 1), (4, 1)]));
+    assert_eq!(layout.grid_chunk_shape, [4, 1, 4, 1, 4]);
+    assert_eq!(layout.chain.chunk_shape(), [4, 1, 4, 1, 4]);
+    let Ok(Opened::Layout(other)) =
+        zarr_wasm_codecs::layout::open_with(&example, Some(&[4, 3, 4, 3, 4]))
+    else {
+        panic!("another chunk shape of the grid");
+    };
+    assert_eq!(other.chain.chunk_shape(), [4, 3, 4, 3, 4]);
+    let code = |r: zarr_wasm_codecs::error::Result<Opened>| r.err().map(|e| e.code());
+    assert_eq!(
+        code(zarr_wasm_codecs::layout::open_with(
+            &example,
+            Some(&[4, 5, 4, 3, 4])
+        )),
+        Some("INVALID_METADATA")
+    );
+    for bad in [
+        "[4, [1, 2, 2], 6, 6, 6]",
+        "[4, [[1, 5]], 6, 6, 6]",
+        "[0, 6, 6, 6, 6]",
+        "[4, [[2]], 6, 6, 6]",
+        "[4, 6, 6, 6]",
+    ] {
+        assert_eq!(code(open(&meta(bad))), Some("INVALID_METADATA"), "{bad}");
+    }
+}

@@ -66,9 +66,10 @@ function keep<T extends { free(): void }>(id: string, make: () => T): T {
   return found;
 }
 
-function readerFor(job: { kind: "core" | "packing"; key: number; text: string }): TileReader {
-  return keep(`${job.kind}:${job.key}`, () => {
-    const r: TileReader = job.kind === "core" ? new ArrayReader(job.text) : new DecodedReader(job.text);
+function readerFor(job: { kind: "core" | "packing"; key: number; text: string; chunkShape?: string }): TileReader {
+  // (A rectilinear grid's chunks of each shape have a reader of their own.)
+  return keep(`${job.kind}:${job.key}${job.chunkShape ? `:${job.chunkShape}` : ""}`, () => {
+    const r: TileReader = job.kind === "core" ? new ArrayReader(job.text, job.chunkShape) : new DecodedReader(job.text, job.chunkShape);
     if (r.fallback !== undefined) {
       r.free();
       throw Object.assign(new Error(r.fallback), { code: "INVALID_METADATA" });
@@ -153,7 +154,7 @@ function assemble(message: AssemblyMessage): void {
 /** Encodes one chunk of a write (js/encode.ts); its stored bytes, in a buffer of their own. */
 /** The write steps of a job's array: its coder, and its chain's steps (js/encode.ts). */
 function writerFor(job: EncodeMessage | EncodeRowMessage): { coder: ChunkCoder; steps: ChainSteps } {
-  const at = { kind: "core" as const, key: job.key, text: job.text, stages: job.stages };
+  const at = { kind: "core" as const, key: job.key, text: job.text, stages: job.stages, chunkShape: job.readerShape };
   const coder = readerFor(at) as unknown as ChunkCoder;
   const decode = stagesFor(at);
   const encoders: ChainSteps["encode"][number][] = [];

@@ -79,6 +79,9 @@ pub struct ArrayLayout {
     /// elements in C order, so only that shape changes (a whole-chunk serializer's).
     pub reshape: Option<Vec<usize>>,
     pub shard: Option<ShardLayout>,
+    /// A rectilinear grid's chunk edges, per dimension as runs of (edge, count), as far as the
+    /// array reaches; `grid_chunk_shape` is then the shape of the chunks this layout reads.
+    pub edges: Option<Vec<Vec<(usize, usize)>>>,
     /// The array's data type, from the registry ([`crate::types`]).
     pub array_type: ArrayType,
     /// Lanes an item: above 1, `shape` and the chunk shapes end with a dimension of them.
@@ -134,6 +137,12 @@ pub fn normalise(meta: Value) -> Result<Value> {
 
 /// Reads a zarr v3 array's zarr.json.
 pub fn open(meta: &Value) -> Result<Opened> {
+    open_with(meta, None)
+}
+
+/// [`open`], for chunks of `chunk_shape` where the grid is rectilinear (chunks of several
+/// shapes: one reader a shape); `None` for its first chunk's shape.
+pub fn open_with(meta: &Value, chunk_shape: Option<&[usize]>) -> Result<Opened> {
     let field = |name: &str| {
         meta.get(name)
             .ok_or_else(|| invalid(format!("zarr.json has no {}", quoted(name))))
@@ -171,25 +180,53 @@ pub fn open(meta: &Value) -> Result<Opened> {
         other => return Err(invalid(format!("shape must be a list, got {other}"))),
     };
     let grid = field("chunk_grid")?;
-    // Only the regular grid is read, here and by zarrita (which fails on another inside its
-    // own code): zarr-extensions' `rectilinear`, which zarr-python 3.4.2 and zarrs write, is
-    // refused with a code rather than handed on.
-    match grid.get("name").and_then(Value::as_str) {
-        Some("regular") => {}
+    // The regular grid, or zarr-extensions' `rectilinear` (which zarr-python 3.4.2 and zarrs
+    // write): a reader reads chunks of one shape, `chunk_shape` (a rectilinear grid's first
+    // chunk's unless given), and the JavaScript side makes one for each shape it meets.
+    let (mut grid_chunk_shape, mut edges) = match grid.get("name").and_then(Value::as_str) {
+        Some("regular") => {
+            let chunks = parse_shape(
+                grid.at(&["configuration", "chunk_shape"])
+                    .ok_or_else(|| invalid("the regular chunk grid has no chunk_shape"))?,
+            )?;
+            if chunk_shape.is_some_and(|given| given != chunks.as_slice()) {
+                return Err(invalid("a chunk shape was given for a regular chunk grid"));
+            }
+            (chunks, None)
+        }
+        Some("rectilinear") => {
+            let edges = rectilinear_edges(grid, &shape)?;
+            let chunks = match chunk_shape {
+                Some(given) => {
+                    let known = given.len() == edges.len()
+                        && given
+                            .iter()
+                            .zip(&edges)
+                            .all(|(g, runs)| runs.iter().any(|&(size, _)| size == *g));
+                    if !known {
+                        return Err(invalid(
+                            "the chunk shape given is not one of the rectilinear grid's",
+                        ));
+                    }
+                    given.to_vec()
+                }
+                None => edges
+                    .iter()
+                    .map(|runs| runs.first().map_or(1, |&(size, _)| size))
+                    .collect(),
+            };
+            (chunks, Some(edges))
+        }
         Some(name) => {
             return Err(Error::Unsupported {
                 message: format!(
-                    "the chunk grid {} is not read (only \"regular\" is)",
+                    "the chunk grid {} is not read (\"regular\" and \"rectilinear\" are)",
                     quoted(name)
                 ),
             })
         }
         None => return Err(invalid(format!("chunk_grid has no name: {grid}"))),
-    }
-    let mut grid_chunk_shape = parse_shape(
-        grid.at(&["configuration", "chunk_shape"])
-            .ok_or_else(|| invalid("the regular chunk grid has no chunk_shape"))?,
-    )?;
+    };
     if grid_chunk_shape.len() != shape.len() || grid_chunk_shape.contains(&0) && !shape.contains(&0)
     {
         return Err(invalid("the chunk shape does not match the array's shape"));
@@ -254,6 +291,18 @@ pub fn open(meta: &Value) -> Result<Opened> {
         Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
     let mut split = split;
+    if edges.is_some() && (shard.is_some() || split.serializer.is_some()) {
+        return Err(Error::Unsupported {
+            message: format!(
+                "{} with a rectilinear chunk grid is not read (its chunks of several shapes)",
+                if shard.is_some() {
+                    "sharding_indexed"
+                } else {
+                    "a codec that codes a chunk whole"
+                }
+            ),
+        });
+    }
     // An item of several lanes (a complex number's two parts, a string's code points) is read
     // as an array with one more dimension, of the lanes: each lane is one numeric value to the
     // codecs (`bytes` swaps each on its own), and a box of items is a box of lanes.
@@ -273,6 +322,9 @@ pub fn open(meta: &Value) -> Result<Opened> {
         }
         if let Some(reshaped) = split.reshape.as_mut() {
             reshaped.push(lanes);
+        }
+        if let Some(edges) = edges.as_mut() {
+            edges.push(vec![(lanes, 1)]);
         }
     }
     let chain = match array_type.numeric() {
@@ -347,15 +399,21 @@ pub fn open(meta: &Value) -> Result<Opened> {
         order: split.order,
         reshape: split.reshape,
         shard,
+        edges,
     })))
 }
 
 /// Reads an array's metadata as [`normalise`] takes it (zarr.json, or a zarr v2 array's
 /// files joined), noting its zarr format in the layout.
 pub fn open_any(meta: Value) -> Result<(Value, Opened)> {
+    open_any_with(meta, None)
+}
+
+/// [`open_any`] for chunks of `chunk_shape` of a rectilinear grid (see [`open_with`]).
+pub fn open_any_with(meta: Value, chunk_shape: Option<&[usize]>) -> Result<(Value, Opened)> {
     let v2 = meta.get("zarray").is_some();
     let meta = normalise(meta)?;
-    let mut opened = open(&meta)?;
+    let mut opened = open_with(&meta, chunk_shape)?;
     if let (true, Opened::Layout(layout)) = (v2, &mut opened) {
         layout.zarr_format = 2;
     }
@@ -784,6 +842,84 @@ fn shard_level<'a>(
     Ok(Ok((level, inner_codecs.as_slice())))
 }
 
+/// zarr-extensions' rectilinear grid (`kind` "inline"): per dimension, its chunk edges as runs
+/// of (edge, count), from an edge repeated (a regular axis) or a list of edges and `[edge,
+/// count]` runs; cut at the chunk that reaches the array's end (the rest lie outside it), and
+/// refused where they do not reach it.
+fn rectilinear_edges(grid: &Value, shape: &[u64]) -> Result<Vec<Vec<(usize, usize)>>> {
+    let config = grid
+        .get("configuration")
+        .ok_or_else(|| invalid("the rectilinear chunk grid has no configuration"))?;
+    match config.get("kind").and_then(Value::as_str) {
+        Some("inline") => {}
+        other => {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "the rectilinear chunk grid's kind {} is not read (\"inline\" is)",
+                    other.map_or("(none)".to_string(), quoted)
+                ),
+            })
+        }
+    }
+    let dims = config
+        .get("chunk_shapes")
+        .and_then(Value::as_array)
+        .filter(|d| d.len() == shape.len())
+        .ok_or_else(|| invalid("chunk_shapes must be a list of one entry per dimension"))?;
+    let positive = |v: &Value| v.as_u64().filter(|&n| n > 0 && n <= u32::MAX as u64);
+    dims.iter()
+        .zip(shape)
+        .enumerate()
+        .map(|(d, (spec, &len))| {
+            let bad = |what: &str| invalid(format!("chunk_shapes[{d}]: {what}, got {spec}"));
+            let given: Vec<(u64, u64)> = match spec {
+                Value::Array(entries) => entries
+                    .iter()
+                    .map(|e| match e {
+                        Value::Array(pair) if pair.len() == 2 => {
+                            let edge = positive(&pair[0])
+                                .ok_or_else(|| bad("an edge must be a positive integer"))?;
+                            let count = pair[1].as_u64().ok_or_else(|| {
+                                bad("a run's count must be a non-negative integer")
+                            })?;
+                            Ok((edge, count))
+                        }
+                        e => Ok((
+                            positive(e).ok_or_else(|| {
+                                bad("an edge must be a positive integer or [edge, count]")
+                            })?,
+                            1,
+                        )),
+                    })
+                    .collect::<Result<_>>()?,
+                e => {
+                    let edge = positive(e)
+                        .ok_or_else(|| bad("an edge must be a positive integer or a list"))?;
+                    vec![(edge, len.div_ceil(edge))]
+                }
+            };
+            let mut runs = Vec::new();
+            let mut reached = 0u64;
+            for (edge, count) in given {
+                if reached >= len {
+                    break;
+                }
+                let needed = (len - reached).div_ceil(edge).min(count);
+                if needed > 0 {
+                    runs.push((edge as usize, needed as usize));
+                    reached = reached.saturating_add(edge.saturating_mul(needed));
+                }
+            }
+            if reached < len {
+                return Err(bad(&format!(
+                    "the edges end at {reached}, before the array's {len}"
+                )));
+            }
+            Ok(runs)
+        })
+        .collect()
+}
+
 /// The shard index's codecs: `bytes` (its endian) and then bytes -> bytes codecs.
 fn index_codecs(value: Option<&Value>) -> Result<Option<(Endian, Vec<Value>)>> {
     let default = [Value::object([
@@ -1009,7 +1145,7 @@ impl ArrayLayout {
             // every chunk has the same (not before a whole-chunk serializer).
             (
                 "decoded_bytes",
-                if self.serializer.is_some() {
+                if self.serializer.is_some() || self.edges.is_some() {
                     Value::Null
                 } else {
                     Value::from(chunk_bytes as u64)
@@ -1017,6 +1153,28 @@ impl ArrayLayout {
             ),
             ("writes_here", Value::Bool(self.writes_here())),
             ("shard", shard),
+            (
+                "edges",
+                self.edges.as_ref().map_or(Value::Null, |edges| {
+                    Value::Array(
+                        edges
+                            .iter()
+                            .map(|runs| {
+                                Value::Array(
+                                    runs.iter()
+                                        .map(|&(e, n)| {
+                                            Value::Array(vec![
+                                                Value::from(e as u64),
+                                                Value::from(n as u64),
+                                            ])
+                                        })
+                                        .collect(),
+                                )
+                            })
+                            .collect(),
+                    )
+                }),
+            ),
             (
                 "fill_bytes",
                 Value::Array(

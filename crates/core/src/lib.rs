@@ -228,9 +228,10 @@ pub struct ArrayReader {
 
 #[wasm_bindgen]
 impl ArrayReader {
+    /// `chunk_shape` (JSON): for a rectilinear grid, the shape of the chunks this reader reads.
     #[wasm_bindgen(constructor)]
-    pub fn new(zarr_json: &str) -> Result<ArrayReader, JsValue> {
-        let (_, reader) = open_reader(zarr_json)?;
+    pub fn new(zarr_json: &str, chunk_shape: Option<String>) -> Result<ArrayReader, JsValue> {
+        let (_, reader) = open_reader(zarr_json, chunk_shape.as_deref())?;
         Ok(Self { reader })
     }
 

@@ -77,9 +77,10 @@ pub struct DecodedReader {
 
 #[wasm_bindgen]
 impl DecodedReader {
+    /// `chunk_shape` (JSON): for a rectilinear grid, the shape of the chunks this reader reads.
     #[wasm_bindgen(constructor)]
-    pub fn new(zarr_json: &str) -> Result<DecodedReader, JsValue> {
-        let (meta, reader) = open_reader(zarr_json)?;
+    pub fn new(zarr_json: &str, chunk_shape: Option<String>) -> Result<DecodedReader, JsValue> {
+        let (meta, reader) = open_reader(zarr_json, chunk_shape.as_deref())?;
         // (A zarr v2 array's attributes carry its .zarray fill value, which xarray masks too:
         // see `layout::normalise`.)
         let attributes = meta.get("attributes").cloned().unwrap_or(Value::Null);
