@@ -68,7 +68,7 @@ export interface GetOptions {
    * `Infinity` for no limit). A chunk decodes as soon as its bytes arrive, while later chunks
    * are still being fetched; each further fetch starts as one ends (with a pool, as the
    * worker answers, so that no more stored bytes wait than this many chunks'). Arrays read
-   * by zarr.get (e.g. a v2 categorize filter) fetch as zarrita does.
+   * by zarr.get (e.g. strings of any length) fetch as zarrita does.
    */
   concurrency?: number;
 }
@@ -554,7 +554,7 @@ function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | 
  * `zarr.get(arr, selection)`, on the package's own path: the same result (the array's typed
  * array, shape, C-order stride; a single value when every dimension is an integer), decoded
  * straight into the output, with zarr.json's 64-bit integers exact. Arrays whose codecs this
- * path does not run (e.g. a v2 `categorize` filter, float16 where there is no Float16Array) are
+ * path does not run (e.g. strings of any length, float16 where there is no Float16Array) are
  * read by `zarr.get` instead.
  */
 export function get<

@@ -333,7 +333,34 @@ pub fn filters(data: &[u8]) {
         return;
     };
     let codecs = filter_codecs();
-    decompress(codecs[usize::from(pick >> 3) % codecs.len()], rest);
+    // (One more pick: categorize, whose labels are its chain's.)
+    match usize::from(pick >> 3) % (codecs.len() + 1) {
+        k if k < codecs.len() => decompress(codecs[k], rest),
+        _ => categorize(rest),
+    }
+}
+
+/// numcodecs' categorize (big-endian 16-bit codes, three-character items, labels with an
+/// astral-plane one) over any codes: each decodes to a label or to "", the items' size is
+/// the codes' count times theirs, and the items encode to codes that decode to them again.
+#[cfg(feature = "compress")]
+fn categorize(data: &[u8]) {
+    use crate::codec::bytes_to_bytes::BytesChain;
+    let config = crate::json::parse(
+        r#"[{"name": "numcodecs.categorize", "configuration": {"labels": ["a", "bc", "\ud83c\udf0dx", "", "a"], "dtype": ">U3", "astype": ">u2"}}]"#,
+    )
+    .expect("a fixed configuration");
+    let chain = BytesChain::from_v3(config.as_array().expect("a list"), 2).expect("categorize");
+    let Ok(items) = chain.decode(data, None) else {
+        assert!(
+            !data.len().is_multiple_of(2),
+            "only a split code is refused"
+        );
+        return;
+    };
+    assert_eq!(items.len(), data.len() / 2 * 12);
+    let codes = chain.encode(&items).expect("items encode");
+    assert_eq!(chain.decode(&codes, None).expect("codes decode"), items);
 }
 
 /// The codecs the filters target picks from.

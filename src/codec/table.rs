@@ -29,6 +29,9 @@ pub enum BytesCodec {
     /// numcodecs' `packbits`, run on a bool chunk's bytes after `bytes` (see
     /// `bytes_to_bytes::packbits`).
     PackBits,
+    /// numcodecs' `categorize`, run on a unicode chunk's bytes after `bytes` (see
+    /// `bytes_to_bytes::categorize`); its labels are the chain's (`BytesChain::labels`).
+    Categorize(CategorizeParams),
     /// numcodecs' `bz2` (Python's bz2 module) at this level, 1 to 9.
     Bz2 { level: u8 },
     /// numcodecs' `lzma` (Python's lzma module).
@@ -45,6 +48,15 @@ pub struct LzmaParams {
     pub check: u8,
     /// 0 to 9 (Python's default, 6, where the configuration has none).
     pub preset: u8,
+}
+
+/// numcodecs' `categorize`: items of `lanes` UTF-32 code points stored as codes of `width`
+/// bytes (its `astype`: an integer type), big-endian or little.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CategorizeParams {
+    pub lanes: u32,
+    pub width: u8,
+    pub big: bool,
 }
 
 /// numcodecs' `delta`: values of `dtype` stored as differences of `astype`, each type in its
@@ -256,6 +268,9 @@ pub const CODECS: &[CodecRow] = &[
     row("delta", &["numcodecs.delta", "delta"], Some("delta"), AA, Runs::Compress(BytesCodec::Delta(DeltaParams {
         dtype: DataType::Float64, astype: DataType::Float64, dtype_big: false, astype_big: false })), &["dtype", "astype"]),
     row("packbits", &["numcodecs.packbits", "packbits"], Some("packbits"), AA, Runs::Compress(BytesCodec::PackBits), &[]),
+    // (zarr-python writes it for zarr v2 arrays only; the v3 name is the v2 filter's here.)
+    row("categorize", &["numcodecs.categorize"], Some("categorize"), AA, Runs::Compress(BytesCodec::Categorize(
+        CategorizeParams { lanes: 0, width: 1, big: false })), &["labels", "dtype", "astype"]),
     row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::Elsewhere, &[]),
     row("astype", &["numcodecs.astype"], Some("astype"), AA, Runs::Elsewhere, &[]),
     row("quantize", &["numcodecs.quantize"], Some("quantize"), AA, Runs::Quantize, &["digits", "dtype", "astype"]),
@@ -404,7 +419,9 @@ mod tests {
                 assert_eq!(of_bytes_codec(c).name, r.name);
                 // (delta takes values, but the layout runs it on the bytes `bytes` lays out.)
                 let kind = match c {
-                    BytesCodec::Delta(_) | BytesCodec::PackBits => Kind::ArrayToArray,
+                    BytesCodec::Delta(_) | BytesCodec::PackBits | BytesCodec::Categorize(_) => {
+                        Kind::ArrayToArray
+                    }
                     _ => Kind::BytesToBytes,
                 };
                 assert_eq!(r.kind, kind);

@@ -369,6 +369,29 @@ pub fn open_with(meta: &Value, chunk_shape: Option<&[usize]>) -> Result<Opened> 
         }
     };
     if let Some((codec, dtype, _)) = split.delta {
+        if let BytesCodec::Categorize(_) = codec {
+            // Its dtype must be the items' (numcodecs decodes to it).
+            let dtype = split
+                .compressors
+                .first()
+                .and_then(|c| c.at(&["configuration", "dtype"]))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let chars = |f: &Family| match f {
+                Family::Utf32 { chars } => Some(*chars),
+                _ => None,
+            };
+            let given = ArrayType::from_v2(dtype, None)
+                .ok()
+                .and_then(|t| chars(&t.family));
+            if chars(&array_type.family).is_none() || given != chars(&array_type.family) {
+                return Err(invalid(format!(
+                    "categorize's dtype {} is not the array's items, {}",
+                    quoted(dtype),
+                    array_type.name()
+                )));
+            }
+        }
         if codec == BytesCodec::PackBits && !matches!(array_type.family, Family::Bool) {
             return Err(invalid(format!(
                 "packbits takes bool values, not {}",
@@ -531,7 +554,10 @@ fn split_codecs(
     for (i, codec) in codecs.iter().enumerate() {
         let (name, config) = codec_name_and_config(codec)?;
         let runs = table::by_v3_name(name).map(|r| r.runs);
-        if let Some(Runs::Compress(c @ (BytesCodec::Delta(_) | BytesCodec::PackBits))) = runs {
+        if let Some(Runs::Compress(
+            c @ (BytesCodec::Delta(_) | BytesCodec::PackBits | BytesCodec::Categorize(_)),
+        )) = runs
+        {
             if let Some((_, before)) = delta {
                 return Ok(Err(format!("{} before {}", before.name(), c.name())));
             }
@@ -606,6 +632,16 @@ fn split_codecs(
                 compressors.insert(0, step);
                 delta_types = Some((c, dtype, astype));
             }
+            Some((k, c @ BytesCodec::Categorize(_))) => {
+                // categorize takes the items' code points (uint32 lanes, laid out
+                // little-endian) and stores codes of its astype, in the byte order `bytes`
+                // says (numcodecs' astype is then that type in that order).
+                let big =
+                    config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big");
+                let (step, astype) = categorize_step(k, big)?;
+                compressors.insert(0, step);
+                delta_types = Some((c, DataType::UInt32, astype));
+            }
             Some((p, c)) => {
                 // packbits takes bools (one byte each) and stores bytes.
                 compressors.insert(0, p.clone());
@@ -643,6 +679,48 @@ fn split_codecs(
         serializer: None,
         delta: None,
     }))
+}
+
+/// numcodecs' categorize as the compress module runs it, after `bytes`: its configuration with
+/// `astype` in the byte order stored (`big`: the `bytes` codec's), and that type.
+fn categorize_step(codec: &Value, big: bool) -> Result<(Value, DataType)> {
+    let config = codec
+        .get("configuration")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("categorize has no configuration"))?;
+    let astype = config
+        .get("astype")
+        .and_then(Value::as_str)
+        .and_then(DataType::from_numpy)
+        .map(|(t, _)| t)
+        .filter(|t| !t.is_float())
+        .ok_or_else(|| invalid("categorize's astype must be an integer type"))?;
+    let order = if astype.size() == 1 {
+        '|'
+    } else if big {
+        '>'
+    } else {
+        '<'
+    };
+    let code = match astype {
+        DataType::UInt8 => "u1",
+        DataType::UInt16 => "u2",
+        DataType::UInt32 => "u4",
+        DataType::UInt64 => "u8",
+        DataType::Int8 => "i1",
+        DataType::Int16 => "i2",
+        DataType::Int32 => "i4",
+        _ => "i8",
+    };
+    let mut config = config.clone();
+    config.insert("astype".into(), Value::from(format!("{order}{code}")));
+    Ok((
+        Value::object([
+            ("name", Value::from("numcodecs.categorize")),
+            ("configuration", Value::Object(config)),
+        ]),
+        astype,
+    ))
 }
 
 /// numcodecs' delta as the compress module runs it, after `bytes`: `dtype` as the chain lays

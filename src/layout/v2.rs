@@ -477,9 +477,9 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
                 current = Some(t.stored);
             }
             None => {
-                // numcodecs' delta and quantize hand on their `astype` (which `bytes` then lays
-                // out, in its byte order).
-                if id == "delta" || id == "quantize" {
+                // numcodecs' delta, quantize and categorize hand on their `astype` (which
+                // `bytes` then lays out, in its byte order).
+                if id == "delta" || id == "quantize" || id == "categorize" {
                     let astype = rest.get("astype").or_else(|| rest.get("dtype"));
                     current = astype.and_then(Value::as_str).and_then(numeric).or(current);
                 }

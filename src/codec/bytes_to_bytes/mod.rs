@@ -14,6 +14,8 @@ pub mod blosc;
 mod blosclz;
 #[cfg(feature = "archive")]
 pub mod bz2;
+// (Its labels are read wherever a chain is: the core module reads layouts with them.)
+pub mod categorize;
 #[cfg(feature = "compress")]
 pub mod checksum32;
 #[cfg(feature = "compress")]
@@ -33,8 +35,8 @@ pub mod zstd;
 
 use super::table::{self, CodecRow, Runs};
 pub use super::table::{
-    BloscCompressor, BloscParams, BloscShuffle, BytesCodec, Checksum, DeltaParams, LzmaParams,
-    Place,
+    BloscCompressor, BloscParams, BloscShuffle, BytesCodec, CategorizeParams, Checksum,
+    DeltaParams, LzmaParams, Place,
 };
 use crate::dtype::DataType;
 use crate::error::{quoted, Error, Result};
@@ -185,6 +187,42 @@ impl BytesCodec {
                 })
             }
             BytesCodec::PackBits => BytesCodec::PackBits,
+            BytesCodec::Categorize(_) => {
+                // `dtype`: the items' (numpy's `<U` / `>U` and a length: code points an item);
+                // `astype`: the codes' integer type. The labels are the chain's.
+                let text = |key: &str| given(key).and_then(Value::as_str).unwrap_or("");
+                let dtype = text("dtype");
+                let lanes = match crate::types::ArrayType::from_v2(dtype, None) {
+                    Ok(t) => match t.family {
+                        crate::types::Family::Utf32 { chars } if chars > 0 => chars as u32,
+                        _ => 0,
+                    },
+                    Err(_) => 0,
+                };
+                if lanes == 0 {
+                    return Err(Error::config(
+                        entry.name,
+                        format!(
+                            "dtype must be a fixed-length unicode type (<U and a length), got {}",
+                            quoted(dtype)
+                        ),
+                    ));
+                }
+                let astype = text("astype");
+                let (code, big) = DataType::from_numpy(astype)
+                    .filter(|(t, _)| !t.is_float())
+                    .ok_or_else(|| {
+                        Error::config(
+                            entry.name,
+                            format!("astype must be an integer type, got {}", quoted(astype)),
+                        )
+                    })?;
+                BytesCodec::Categorize(CategorizeParams {
+                    lanes,
+                    width: code.size() as u8,
+                    big,
+                })
+            }
             BytesCodec::Bz2 { level } => BytesCodec::Bz2 {
                 level: int_in(entry.name, "level", given("level"), 1, 9)?.unwrap_or(level.into())
                     as u8,
@@ -220,6 +258,9 @@ impl BytesCodec {
             BytesCodec::Checksum(..) => encoded.checked_sub(4),
             BytesCodec::Shuffle(_) => Some(encoded),
             BytesCodec::Delta(p) => (encoded / p.astype.size()).checked_mul(p.dtype.size()),
+            BytesCodec::Categorize(p) => {
+                (encoded / usize::from(p.width)).checked_mul(p.lanes as usize * 4)
+            }
             _ => None,
         }
     }
@@ -231,6 +272,9 @@ impl BytesCodec {
             BytesCodec::Shuffle(_) => Some(decoded),
             BytesCodec::Delta(p) => (decoded / p.dtype.size()).checked_mul(p.astype.size()),
             BytesCodec::PackBits => Some(1 + decoded.div_ceil(8)),
+            BytesCodec::Categorize(p) => {
+                (decoded / (p.lanes as usize * 4)).checked_mul(usize::from(p.width))
+            }
             _ => None,
         }
     }
@@ -261,6 +305,9 @@ impl BytesCodec {
             BytesCodec::Shuffle(size) => shuffle::numcodecs_shuffle(size, input),
             BytesCodec::Delta(p) => delta::encode(p, input),
             BytesCodec::PackBits => Ok(packbits::encode(input)),
+            BytesCodec::Categorize(_) => Err(Error::Unsupported {
+                message: "categorize encodes with its chain's labels (BytesChain)".into(),
+            }),
             #[cfg(feature = "archive")]
             BytesCodec::Bz2 { level } => bz2::encode(input, level),
             #[cfg(feature = "archive")]
@@ -286,6 +333,11 @@ impl BytesCodec {
             BytesCodec::Shuffle(size) => shuffle::numcodecs_unshuffle(size, input)?,
             BytesCodec::Delta(p) => delta::decode(p, input)?,
             BytesCodec::PackBits => packbits::decode(input)?,
+            BytesCodec::Categorize(_) => {
+                return Err(Error::Unsupported {
+                    message: "categorize decodes with its chain's labels (BytesChain)".into(),
+                })
+            }
             #[cfg(feature = "archive")]
             BytesCodec::Bz2 { .. } => bz2::decode(input, expected, limit)?,
             #[cfg(feature = "archive")]
@@ -463,6 +515,8 @@ pub const DEFAULT_LIMIT: usize = 1 << 30;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BytesChain {
     pub codecs: Vec<BytesCodec>,
+    /// A `categorize` codec's labels, as code points (the codec value holds no list).
+    pub labels: Vec<Vec<u32>>,
 }
 
 impl BytesChain {
@@ -471,14 +525,19 @@ impl BytesChain {
     /// array -> bytes codec before them lays out).
     pub fn from_v3(list: &[Value], item_size: usize) -> Result<Self> {
         let mut codecs = Vec::with_capacity(list.len());
+        let mut labels = Vec::new();
         for codec in list {
             let (name, config) = crate::codec::codec_name_and_config(codec)?;
             let c = BytesCodec::from_v3_name(name).ok_or_else(|| Error::UnknownCodec {
                 name: name.to_string(),
             })?;
-            codecs.push(c.configure(config, item_size)?);
+            let c = c.configure(config, item_size)?;
+            if let BytesCodec::Categorize(p) = c {
+                labels = categorize_labels(config, p)?;
+            }
+            codecs.push(c);
         }
-        Ok(Self { codecs })
+        Ok(Self { codecs, labels })
     }
 
     /// Why a v3 list cannot run in the compress module (a codec the table has no kernel
@@ -516,7 +575,11 @@ impl BytesChain {
     pub fn encode(&self, raw: &[u8]) -> Result<Vec<u8>> {
         let mut bytes: Option<Vec<u8>> = None;
         for c in &self.codecs {
-            bytes = Some(c.encode(bytes.as_deref().unwrap_or(raw))?);
+            let input = bytes.as_deref().unwrap_or(raw);
+            bytes = Some(match *c {
+                BytesCodec::Categorize(p) => categorize::encode(p, input, &self.labels)?,
+                c => c.encode(input)?,
+            });
         }
         Ok(bytes.unwrap_or_else(|| raw.to_vec()))
     }
@@ -536,10 +599,52 @@ impl BytesChain {
         for (i, c) in self.codecs.iter().enumerate().rev() {
             let input = bytes.as_deref().unwrap_or(stored);
             let size = sizes[i].or_else(|| c.decoded_size(input.len()));
-            bytes = Some(c.decode(input, size, DEFAULT_LIMIT)?);
+            bytes = Some(match *c {
+                BytesCodec::Categorize(p) => {
+                    let out = categorize::decode(p, input, &self.labels)?;
+                    if let Some(n) = size.filter(|&n| n != out.len()) {
+                        return Err(Error::ChunkLength {
+                            what: "bytes after decompression",
+                            expected: n,
+                            actual: out.len(),
+                        });
+                    }
+                    out
+                }
+                c => c.decode(input, size, DEFAULT_LIMIT)?,
+            });
         }
         Ok(bytes.unwrap_or_else(|| stored.to_vec()))
     }
+}
+
+/// A `categorize` configuration's labels: strings, as many as its codes can number (one
+/// more than the last label's place).
+fn categorize_labels(config: Option<&Value>, p: CategorizeParams) -> Result<Vec<Vec<u32>>> {
+    let bad = |message: String| Error::config("categorize", message);
+    let list = config
+        .and_then(|c| c.get("labels"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("labels must be a list of strings".into()))?;
+    let most = if p.width >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * p.width)) - 1
+    };
+    if list.len() as u64 > most {
+        return Err(bad(format!(
+            "{} labels do not fit codes of {} bytes",
+            list.len(),
+            p.width
+        )));
+    }
+    list.iter()
+        .map(|l| {
+            l.as_str()
+                .map(categorize::label_points)
+                .ok_or_else(|| bad(format!("a label must be a string, got {l}")))
+        })
+        .collect()
 }
 
 /// A decoded size declared in a header, checked against what the chunk must decode to and
