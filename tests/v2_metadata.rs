@@ -254,9 +254,7 @@ const CASES: &[Case] = &[
         r#""float32""#,
         "0.0",
         r#"[
-        {"name": "cast_value", "configuration": {"data_type": "float64", "out_of_range": "clamp"}},
-        {"name": "scale_offset", "configuration": {"offset": 273.15, "scale": 100}},
-        {"name": "cast_value", "configuration": {"data_type": "int16", "rounding": "nearest-even", "out_of_range": "wrap"}},
+        {"name": "numcodecs.fixedscaleoffset", "configuration": {"offset": 273.15, "scale": 100, "dtype": "<f4", "astype": "<i2"}},
         {"name": "bytes", "configuration": {"endian": "little"}}]"#,
         Layout,
     ),
@@ -265,9 +263,7 @@ const CASES: &[Case] = &[
         r#""float32""#,
         "0.0",
         r#"[
-        {"name": "cast_value", "configuration": {"data_type": "float64", "out_of_range": "clamp"}},
-        {"name": "scale_offset", "configuration": {"offset": 0, "scale": 1e-35}},
-        {"name": "cast_value", "configuration": {"data_type": "int16", "rounding": "nearest-even", "out_of_range": "wrap"}},
+        {"name": "numcodecs.fixedscaleoffset", "configuration": {"offset": 0, "scale": 1e-35, "dtype": "<f4", "astype": "<i2"}},
         {"name": "bytes", "configuration": {"endian": "little"}}]"#,
         Layout,
     ),
@@ -276,9 +272,7 @@ const CASES: &[Case] = &[
         r#""float16""#,
         "0.0",
         r#"[
-        {"name": "cast_value", "configuration": {"data_type": "float64", "out_of_range": "clamp"}},
-        {"name": "scale_offset", "configuration": {"offset": 65400, "scale": 1}},
-        {"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even", "out_of_range": "wrap"}},
+        {"name": "numcodecs.fixedscaleoffset", "configuration": {"offset": 65400, "scale": 1, "dtype": "<f2", "astype": "<u1"}},
         {"name": "bytes"}]"#,
         Layout,
     ),
@@ -709,13 +703,14 @@ fn whole_documents() {
 }
 
 /// The filter cases: the crate's chain decodes numcodecs' stored bytes to numcodecs' values,
-/// bit for bit, and encodes numcodecs' values as numcodecs does (except where the script found
-/// numcodecs' float32 or float16 arithmetic to round elsewhere; see make.py).
+/// bit for bit, and encodes numcodecs' values as numcodecs does, bit for bit, the float32 and
+/// float16 ones included (numcodecs' arithmetic in the array's type; see make.py).
 #[test]
 fn filters_decode_as_numcodecs() {
     let values = j(&std::fs::read_to_string(dir().join("values.json")).expect("values.json"));
     let cases = values.as_object().expect("an object");
     let mut checked = 0;
+    let mut encoded_where_float64_differs = 0;
     for (name, v) in cases.iter() {
         let (zarray, zattrs) = load(name);
         let v3 = to_v3(&zarray, zattrs.as_ref()).expect("to_v3");
@@ -756,22 +751,28 @@ fn filters_decode_as_numcodecs() {
                 .filter(|i| ours[i * size..(i + 1) * size] != theirs[i * size..(i + 1) * size])
                 .map(|i| i as u64)
                 .collect();
-            let listed: Vec<u64> = v
+            // (make.py lists the values that float64 arithmetic would encode otherwise than
+            // numcodecs: the float32 and float16 cases, which the package's own
+            // fixedscaleoffset codec encodes in the array's type.)
+            let float64_differs = v
                 .get("encode_float64_differs")
                 .and_then(Value::as_array)
                 .expect("list")
-                .iter()
-                .map(|i| i.as_u64().expect("index"))
-                .collect();
-            assert_eq!(differs, listed, "{name}: encoding");
+                .len();
+            assert_eq!(differs, Vec::<u64>::new(), "{name}: encoding");
+            encoded_where_float64_differs += float64_differs;
         }
     }
     assert_eq!(cases.len(), 8);
+    assert!(
+        encoded_where_float64_differs > 0,
+        "no case where float64 arithmetic differs"
+    );
     assert!(checked > 2 * 3000, "{checked}");
 }
 
 /// float32 and float16 results beyond the type's range decode to infinity, as numpy's astype
-/// gives (the first cast_value's out_of_range "clamp").
+/// gives (the fixedscaleoffset codec's rounding to the array's type).
 #[test]
 fn overflow_decodes_to_infinity() {
     for (name, dtype) in [

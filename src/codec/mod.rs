@@ -8,6 +8,7 @@ pub mod bytes;
 pub mod bytes_to_bytes;
 pub mod cast_value;
 pub mod config;
+pub mod fixed_scale_offset;
 mod fused;
 #[cfg(feature = "pcodec")]
 pub mod pcodec;
@@ -74,6 +75,7 @@ pub enum ArrayCodec {
     CastValue(CastValue),
     BitRound(bitround::BitRound),
     Quantize(quantize::Quantize),
+    FixedScaleOffset(fixed_scale_offset::FixedScaleOffset),
 }
 
 impl ArrayCodec {
@@ -91,6 +93,10 @@ impl ArrayCodec {
             Runs::Quantize => {
                 Some(quantize::Quantize::new(configuration, dtype).map(Self::Quantize))
             }
+            Runs::FixedScaleOffset => Some(
+                fixed_scale_offset::FixedScaleOffset::new(configuration, dtype)
+                    .map(Self::FixedScaleOffset),
+            ),
             _ => None,
         }
     }
@@ -111,6 +117,7 @@ impl ArrayCodec {
             ArrayCodec::CastValue(c) => c.target(),
             ArrayCodec::BitRound(c) => c.data_type(),
             ArrayCodec::Quantize(c) => c.encoded_type(),
+            ArrayCodec::FixedScaleOffset(c) => c.encoded_type(),
         }
     }
 
@@ -120,6 +127,7 @@ impl ArrayCodec {
             ArrayCodec::CastValue(c) => c.encode(data),
             ArrayCodec::BitRound(c) => c.encode(data),
             ArrayCodec::Quantize(c) => c.encode(data),
+            ArrayCodec::FixedScaleOffset(c) => c.encode(data),
         }
     }
 
@@ -129,6 +137,7 @@ impl ArrayCodec {
             ArrayCodec::CastValue(c) => c.decode(data),
             ArrayCodec::BitRound(c) => c.decode(data),
             ArrayCodec::Quantize(c) => c.decode(data),
+            ArrayCodec::FixedScaleOffset(c) => c.decode(data),
         }
     }
 
@@ -140,6 +149,7 @@ impl ArrayCodec {
             ArrayCodec::CastValue(c) => c.encode_scalar(fill),
             ArrayCodec::BitRound(c) => c.encode_scalar(fill),
             ArrayCodec::Quantize(c) => c.encode_scalar(fill),
+            ArrayCodec::FixedScaleOffset(c) => c.encode_scalar(fill),
         }
         .map_err(|e| Error::InvalidMetadata {
             message: format!(
@@ -155,6 +165,7 @@ impl ArrayCodec {
             ArrayCodec::CastValue(_) => Runs::CastValue,
             ArrayCodec::BitRound(_) => Runs::BitRound,
             ArrayCodec::Quantize(_) => Runs::Quantize,
+            ArrayCodec::FixedScaleOffset(_) => Runs::FixedScaleOffset,
         };
         table::CODECS
             .iter()
@@ -168,6 +179,7 @@ impl ArrayCodec {
             ArrayCodec::CastValue(c) => c.to_json(),
             ArrayCodec::BitRound(c) => c.to_json(),
             ArrayCodec::Quantize(c) => c.to_json(),
+            ArrayCodec::FixedScaleOffset(c) => c.to_json(),
         }
     }
 }

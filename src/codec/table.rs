@@ -196,6 +196,9 @@ pub enum Runs {
     BitRound,
     /// numcodecs' `quantize`: rounds to a power-of-two fraction, stored as `astype`.
     Quantize,
+    /// numcodecs' `fixedscaleoffset` on float32 and float16 arrays (the layout's translation
+    /// of the filter; float64's is scale_offset and cast_value).
+    FixedScaleOffset,
     /// `transpose`: moves elements only, so the layout reads it as an order of dimensions.
     Transpose,
     /// zarr-extensions' `reshape`: keeps the elements in C order and changes only the shape the
@@ -271,7 +274,7 @@ pub const CODECS: &[CodecRow] = &[
     // (zarr-python writes it for zarr v2 arrays only; the v3 name is the v2 filter's here.)
     row("categorize", &["numcodecs.categorize"], Some("categorize"), AA, Runs::Compress(BytesCodec::Categorize(
         CategorizeParams { lanes: 0, width: 1, big: false })), &["labels", "dtype", "astype"]),
-    row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::Elsewhere, &[]),
+    row("fixedscaleoffset", &["numcodecs.fixedscaleoffset"], Some("fixedscaleoffset"), AA, Runs::FixedScaleOffset, &[]),
     row("astype", &["numcodecs.astype"], Some("astype"), AA, Runs::Elsewhere, &[]),
     row("quantize", &["numcodecs.quantize"], Some("quantize"), AA, Runs::Quantize, &["digits", "dtype", "astype"]),
     // Array -> bytes.
@@ -361,6 +364,7 @@ pub fn to_json() -> crate::json::Value {
         | Runs::CastValue
         | Runs::BitRound
         | Runs::Quantize
+        | Runs::FixedScaleOffset
         | Runs::Bytes
         | Runs::Transpose
         | Runs::Reshape => Some(Module::Core),

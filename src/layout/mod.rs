@@ -572,7 +572,22 @@ fn split_codecs(
             )));
         }
         let serializer = match runs {
-            Some(Runs::ScaleOffset | Runs::CastValue | Runs::BitRound | Runs::Quantize) => {
+            // numcodecs' fixedscaleoffset: the package's own codec takes float32 and float16 to
+            // an integer type (its translation gives it only those); any other is zarr.get's.
+            Some(Runs::FixedScaleOffset) if !fixed_scale_offset_here(config) => {
+                return Ok(Err(
+                    "numcodecs.fixedscaleoffset other than from float32 or \
+                               float16 to an integer type"
+                        .into(),
+                ))
+            }
+            Some(
+                Runs::ScaleOffset
+                | Runs::CastValue
+                | Runs::BitRound
+                | Runs::Quantize
+                | Runs::FixedScaleOffset,
+            ) => {
                 chain.push(codec.clone());
                 continue;
             }
@@ -679,6 +694,20 @@ fn split_codecs(
         serializer: None,
         delta: None,
     }))
+}
+
+/// Whether the package's own fixedscaleoffset codec takes this configuration: a float32 or
+/// float16 `dtype` and an integer `astype`.
+fn fixed_scale_offset_here(config: Option<&Value>) -> bool {
+    let dtype = |key: &str| {
+        config
+            .and_then(|c| c.get(key))
+            .and_then(Value::as_str)
+            .and_then(DataType::from_numpy)
+            .map(|(t, _)| t)
+    };
+    matches!(dtype("dtype"), Some(DataType::Float32 | DataType::Float16))
+        && dtype("astype").is_some_and(|t| !t.is_float())
 }
 
 /// numcodecs' categorize as the compress module runs it, after `bytes`: its configuration with

@@ -224,15 +224,11 @@ fn cast(from: DataType, to: DataType, fill: &Value) -> Value {
 ///
 /// - float64: `scale_offset` then `cast_value` to astype (nearest-even, wrap), zarr-extensions'
 ///   mapping.
-/// - float32 and float16: a `cast_value` to float64 first, so that `scale_offset` runs in
-///   float64 and decoding rounds once to the array's type, as numcodecs' `astype` does; its
-///   out_of_range "clamp" makes a float64 beyond the type's range infinity, as numpy does.
+/// - float32 and float16: the package's own `numcodecs.fixedscaleoffset` codec, since numcodecs
+///   (numpy's rules for an array and a Python number) encodes `(x - offset) * scale` in the
+///   array's own type and decodes in float64, which no chain of zarr-extensions codecs does both
+///   of (see `codec::fixed_scale_offset`).
 ///
-/// Encoding computes in float64 too, where numcodecs (numpy's rules for an array and a Python
-/// float) computes `(x - offset) * scale` in the array's own type, offset and scale rounded to
-/// it: a float32 or float16 value may encode to another integer than numcodecs gives it (all of
-/// them where the offset is not a float16, as in the float16 fixture's 65400). Decoding, what
-/// reading needs, is exact.
 /// A float `astype` (numpy computes in that type) or an integer `dtype` is left to numcodecs.
 fn fixed_scale_offset(rest: &Map, current: Option<Numeric>, fill: &Value) -> Option<Translated> {
     if !only_keys(rest, &["offset", "scale", "dtype", "astype"]) {
@@ -252,10 +248,30 @@ fn fixed_scale_offset(rest: &Map, current: Option<Numeric>, fill: &Value) -> Opt
     {
         return None;
     }
-    let mut codecs = Vec::new();
     if dtype.dtype != DataType::Float64 {
-        codecs.push(cast(dtype.dtype, DataType::Float64, fill));
+        // numcodecs encodes in the array's type and decodes in float64: the package's codec of
+        // the filter does both (see `codec::fixed_scale_offset`).
+        let numpy = |n: Numeric| {
+            Value::from(format!(
+                "{}{}",
+                if n.big { '>' } else { '<' },
+                numpy_code(n.dtype)
+            ))
+        };
+        return Some(Translated {
+            codecs: vec![codec(
+                "numcodecs.fixedscaleoffset",
+                config([
+                    ("offset", offset.clone()),
+                    ("scale", scale.clone()),
+                    ("dtype", numpy(dtype)),
+                    ("astype", numpy(astype)),
+                ]),
+            )],
+            stored: astype,
+        });
     }
+    let mut codecs = Vec::new();
     codecs.push(codec(
         "scale_offset",
         config([("offset", offset.clone()), ("scale", scale.clone())]),
@@ -290,6 +306,23 @@ fn as_type(rest: &Map, current: Option<Numeric>, fill: &Value) -> Option<Transla
         codecs: vec![cast(dec.dtype, enc.dtype, fill)],
         stored: enc,
     })
+}
+
+/// numpy's type code of a numeric type (without its byte order).
+fn numpy_code(dt: DataType) -> &'static str {
+    match dt {
+        DataType::Int8 => "i1",
+        DataType::Int16 => "i2",
+        DataType::Int32 => "i4",
+        DataType::Int64 => "i8",
+        DataType::UInt8 => "u1",
+        DataType::UInt16 => "u2",
+        DataType::UInt32 => "u4",
+        DataType::UInt64 => "u8",
+        DataType::Float16 => "f2",
+        DataType::Float32 => "f4",
+        DataType::Float64 => "f8",
+    }
 }
 
 /// A zarr v3 codec list with zarr-python's `numcodecs.fixedscaleoffset` and `numcodecs.astype`
