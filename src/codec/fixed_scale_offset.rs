@@ -148,7 +148,13 @@ impl FixedScaleOffset {
             codes.push(self.code(x).ok_or_else(|| Error::NonFinite {
                 codec: NAME,
                 index,
-                value: format!("{x}"),
+                value: if x.is_nan() {
+                    "NaN".into()
+                } else if x.is_infinite() {
+                    (if x > 0.0 { "Infinity" } else { "-Infinity" }).into()
+                } else {
+                    crate::decimal::json_f64(x)
+                },
                 reason: "numcodecs stores no integer for it",
             })?);
         }

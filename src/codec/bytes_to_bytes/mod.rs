@@ -192,13 +192,14 @@ impl BytesCodec {
                 // `astype`: the codes' integer type. The labels are the chain's.
                 let text = |key: &str| given(key).and_then(Value::as_str).unwrap_or("");
                 let dtype = text("dtype");
-                let lanes = match crate::types::ArrayType::from_v2(dtype, None) {
-                    Ok(t) => match t.family {
-                        crate::types::Family::Utf32 { chars } if chars > 0 => chars as u32,
-                        _ => 0,
-                    },
-                    Err(_) => 0,
-                };
+                // numpy's `<U8` / `>U8` / `|U8` / `=U8` (read here rather than through the
+                // data type registry, which would come into the compress module with it).
+                let lanes = dtype
+                    .strip_prefix(['<', '>', '|', '='])
+                    .and_then(|rest| rest.strip_prefix('U'))
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .unwrap_or(0);
                 if lanes == 0 {
                     return Err(Error::config(
                         entry.name,
