@@ -3,14 +3,16 @@
 // (`zfp`) reads zfpy's streams, which load the zfp module, or (`compressed`) reads
 // tests/fixtures/stores, zarr-python's compressed and v2 stores, or (`written`) writes the cases
 // of tests/fixtures/written, on one thread and pooled, or (`dtypes`) reads tests/fixtures/dtypes,
-// zarr-python's and xarray's stores of every data type.
-import { readCompressedStores, readDataTypeStores, readStores, readStoresWithPool, readZfpCases, writeStores, writeVerifiedCases } from "./read.js";
+// zarr-python's and xarray's stores of every data type, or (`extensions`) zarrs' reshape and
+// rectilinear stores.
+import { readCompressedStores, readDataTypeStores, readExtensionStores, readStores, readStoresWithPool, readZfpCases, writeStores, writeVerifiedCases } from "./read.js";
 
 export function start() {
   const params = new URL(location.href).searchParams;
   const names = params.get("stores")?.split(",");
   const run = params.has("zfp") ? readZfpCases()
     : params.has("compressed") ? readCompressedStores()
+    : params.has("extensions") ? readExtensionStores()
     : params.has("dtypes") ? readDataTypeStores()
     : params.has("written") ? writeVerifiedCases()
     : params.has("write") ? writeStores(names)

@@ -107,13 +107,27 @@ export async function readZfpCases() {
  * transferred results: the cases whose values differ from zarr-python's (hash of the bytes).
  */
 export async function readCompressedStores() {
-  const base = new URL("/tests/fixtures/stores/", location.href).href;
-  const manifest = await (await fetch(`${base}manifest.json`)).json();
+  return readManifestStores("/tests/fixtures/stores/", (m) => m);
+}
+
+/**
+ * zarrs' stores of zarr-extensions' reshape codec and rectilinear chunk grid
+ * (tests/fixtures/extensions), read as `readCompressedStores` reads zarr-python's.
+ */
+export async function readExtensionStores() {
+  return readManifestStores("/tests/fixtures/extensions/", (m) => m.cases);
+}
+
+async function readManifestStores(dir, casesOf) {
+  const base = new URL(dir, location.href).href;
+  const manifest = casesOf(await (await fetch(`${base}manifest.json`)).json());
+  const store = (c) => `${base}${dir.includes("extensions") ? "stores/" : ""}${c.store}`;
+  const expected = (c) => `${base}${dir.includes("extensions") ? "stores/" : ""}${c.expected}`;
   const pool = new WorkerPool(2);
   const wrong = [];
   for (const c of manifest) {
-    const want = hex(new Uint8Array(await (await fetch(`${base}${c.expected}`)).arrayBuffer()));
-    const root = zarr.root(new zarr.FetchStore(`${base}${c.store}`));
+    const want = hex(new Uint8Array(await (await fetch(expected(c))).arrayBuffer()));
+    const root = zarr.root(new zarr.FetchStore(store(c)));
     const arr = await zarr.open(c.path ? root.resolve(c.path) : root, { kind: "array" });
     const read = c.decoded ? getDecoded : get;
     for (const [how, options] of [["one thread", {}], ["pool", { pool }], ["pool, transferred", { pool, useSharedArrayBuffer: false }]]) {

@@ -252,6 +252,17 @@ test("browser, no bundler: zarr-python's compressed, sharded and v2 stores equal
   assert.deepEqual(consoleErrors, []);
 });
 
+test("browser, no bundler: zarrs' reshape and rectilinear stores equal zarrs' reads, one thread and pooled", async () => {
+  const { cases } = JSON.parse(readFileSync(join(root, "tests/fixtures/extensions/manifest.json"), "utf8"));
+  const quiet = (page) => page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && consoleErrors.push(m.text()));
+  for (const isolate of ["", "&isolate=1"]) {
+    const result = await runPage(`${base}/tests/browser/plain.html?extensions=1${isolate}`, quiet, 120000);
+    assert.equal(result.read, cases.length);
+    assert.deepEqual(result.wrong, []);
+  }
+  assert.deepEqual(consoleErrors, []);
+});
+
 test("browser, no bundler: every data type zarr-python and xarray wrote, item for item, one thread and pooled; decoded times", async () => {
   const expected = JSON.parse(readFileSync(join(root, "tests/fixtures/dtypes/expected.json"), "utf8"));
   const quiet = (page) => page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && consoleErrors.push(m.text()));
