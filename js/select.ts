@@ -111,6 +111,17 @@ export function regularAxis(chunkLen: number): Axis {
   return { chunkOf: (i) => Math.floor(i / len), start: (c) => c * len, size: () => len };
 }
 
+/** The last place in `sorted` (ascending, its first entry 0) whose entry is at most `v`. */
+function lastAtMost(sorted: readonly number[], v: number): number {
+  let [lo, hi] = [0, sorted.length - 1];
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sorted[mid] <= v) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** A rectilinear grid's axis, from its runs of (edge, count). */
 export function rectilinearAxis(runs: readonly (readonly [number, number])[]): Axis {
   // Where each run's first chunk starts, in elements and in chunks.
@@ -123,24 +134,8 @@ export function rectilinearAxis(runs: readonly (readonly [number, number])[]): A
     elements += edge * count;
     chunks += count;
   }
-  const runOfIndex = (i: number) => {
-    let [lo, hi] = [0, runs.length - 1];
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (at[mid] <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-  const runOfChunk = (c: number) => {
-    let [lo, hi] = [0, runs.length - 1];
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (first[mid] <= c) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const runOfIndex = (i: number) => lastAtMost(at, i);
+  const runOfChunk = (c: number) => lastAtMost(first, c);
   return {
     chunkOf(i) {
       const r = runOfIndex(i);

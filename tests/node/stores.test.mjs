@@ -17,7 +17,7 @@ import * as zarr from "zarrita";
 import { errorCode, get, getDecoded, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 import { coreAccess, decodedAccess } from "../../dist/read.js";
 import { serve } from "../../scripts/serve.mjs";
-import { filesUnder } from "./files.mjs";
+import { everyOther, filesUnder } from "./files.mjs";
 import { crc32c } from "./random-arrays.mjs";
 import { memoryStore as emptyStore } from "../fixtures/written/cases.mjs";
 
@@ -54,19 +54,6 @@ function expectedOf(c) {
 }
 
 const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-
-/** The elements of a C-order array at odd indices along every dimension (slice(1, d, 2)). */
-function everyOther(values, shape) {
-  const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
-  const counts = shape.map((d) => Math.floor(d / 2));
-  const out = new values.constructor(counts.reduce((a, b) => a * b, 1));
-  const index = counts.map(() => 0);
-  for (let n = 0; n < out.length; n++) {
-    out[n] = values[index.reduce((at, k, i) => at + (1 + 2 * k) * strides[i], 0)];
-    for (let i = index.length - 1; i >= 0 && ++index[i] === counts[i]; i--) index[i] = 0;
-  }
-  return out;
-}
 
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
