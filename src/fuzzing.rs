@@ -109,6 +109,42 @@ pub fn metadata(data: &[u8]) {
     }
 }
 
+/// Arbitrary text as an array's metadata (zarr.json, or a zarr v2 `.zarray` under "zarray"),
+/// read as the JavaScript side reads it: a layout whose grid, shards, codecs and chain are all
+/// read must write itself out (its JSON), count its inner chunks without overflow, and, for a
+/// rectilinear grid, open again for each of its chunk shapes; every failure is an error with a
+/// code, never a panic.
+pub fn layout(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(meta) = json::parse(text) else {
+        return;
+    };
+    let Ok((meta, crate::layout::Opened::Layout(layout))) = crate::layout::open_any(meta) else {
+        return;
+    };
+    let _ = layout.to_json().to_string();
+    let _ = layout.chunks_per_shard();
+    if let Some(edges) = &layout.edges {
+        let lanes = usize::from(layout.lanes > 1);
+        // Each dimension's last chunk size with the others' first: a shape of the grid.
+        let shape: Vec<usize> = edges[..edges.len() - lanes]
+            .iter()
+            .enumerate()
+            .map(|(d, runs)| match d {
+                0 => runs.last().map_or(1, |r| r.0),
+                _ => runs.first().map_or(1, |r| r.0),
+            })
+            .collect();
+        let again = crate::layout::open_any_with(meta, Some(&shape));
+        assert!(
+            again.is_ok(),
+            "a rectilinear grid opens for one of its chunk shapes"
+        );
+    }
+}
+
 /// Arbitrary bytes as a stored chunk of a chain from the list.
 pub fn decode(data: &[u8]) {
     let Some((chain, _, stored)) = chosen_chain(data) else {

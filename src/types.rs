@@ -681,7 +681,7 @@ impl ArrayType {
                 _ => {
                     let n: u64 = rest.parse().map_err(|_| unknown())?;
                     let bytes = if matches!(how, Configured::Utf32) {
-                        n * 4
+                        n.checked_mul(4).ok_or_else(unknown)?
                     } else {
                         n
                     };
@@ -1139,6 +1139,10 @@ impl ArrayType {
 
 /// `r8`, `r16`, ...: Some(bits) for a raw-bits name, an error for `r` + a bit count that is
 /// not a positive multiple of 8.
+/// The largest item a data type may have, in bytes (what a fixed-size string or bytes type's
+/// `length_bytes` may say).
+const MAX_ITEM_BYTES: u64 = 1 << 20;
+
 fn raw_bits(name: &str) -> Option<Result<usize>> {
     let digits = name.strip_prefix('r')?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -1222,12 +1226,17 @@ fn configured(name: &str, how: Configured, config: &Map) -> Result<Family> {
         }
         _ => {
             let value = field("length_bytes")?;
-            let len = value.as_u64().filter(|&n| n <= 1 << 30).ok_or_else(|| {
-                invalid(format!(
-                    "data type {name}'s configuration: length_bytes {value} is not a \
-                     non-negative integer"
-                ))
-            })? as usize;
+            // (An item's bytes are allocated for its fill value and written out in JSON: a
+            // size from a hostile store must be refused, not allocated.)
+            let len = value
+                .as_u64()
+                .filter(|&n| n <= MAX_ITEM_BYTES)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "data type {name}'s configuration: length_bytes {value} is not a \
+                     non-negative integer of at most {MAX_ITEM_BYTES} (1 MiB an item)"
+                    ))
+                })? as usize;
             match how {
                 Configured::Utf32 if !len.is_multiple_of(4) => Err(invalid(format!(
                     "data type {name}'s configuration: length_bytes {len} is not a multiple of \
@@ -1247,6 +1256,37 @@ mod tests {
 
     fn j(text: &str) -> Value {
         text.parse().unwrap()
+    }
+
+    /// An item size a hostile store could give (866 MB a raw-bytes item, found by the
+    /// layout fuzz target: its fill value was allocated) is refused, in v2 and v3 forms.
+    #[test]
+    fn huge_items_are_refused_before_anything_is_allocated() {
+        for dtype in [
+            "|V866666666",
+            "<U300000",
+            "|S2000000",
+            "<U9999999999999999999",
+        ] {
+            let e = ArrayType::from_v2(dtype, None).expect_err(dtype);
+            assert!(
+                matches!(e.code(), "INVALID_METADATA" | "UNKNOWN_DATA_TYPE"),
+                "{dtype}"
+            );
+        }
+        let v3 = crate::json::parse(
+            r#"{"name": "raw_bytes", "configuration": {"length_bytes": 1073741824}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            ArrayType::from_v3(&v3).expect_err("1 GiB").code(),
+            "INVALID_METADATA"
+        );
+        let ok = crate::json::parse(
+            r#"{"name": "raw_bytes", "configuration": {"length_bytes": 1048576}}"#,
+        )
+        .unwrap();
+        assert!(ArrayType::from_v3(&ok).is_ok());
     }
 
     #[test]

@@ -91,4 +91,9 @@ mod decompressors {
     fn filters_corpus() {
         replay("filters", fuzzing::filters);
     }
+
+    #[test]
+    fn layout_corpus() {
+        replay("layout", fuzzing::layout);
+    }
 }

@@ -453,7 +453,7 @@ fn rectilinear_grids_read_as_runs_of_edges() {
     let Ok(Opened::Layout(layout)) = open(&example) else {
         panic!("the spec's example is read");
     };
-    let runs = |v: &[(usize, usize)]| v.to_vec();
+    let runs = |v: &[(usize, u64)]| v.to_vec();
     let edges = layout.edges.as_ref().expect("edges");
     assert_eq!(edges[0], runs(&[(4, 2)]));
     assert_eq!(edges[1], runs(&[(1, 1), (2, 1), (3, 1)]));

@@ -81,7 +81,7 @@ pub struct ArrayLayout {
     pub shard: Option<ShardLayout>,
     /// A rectilinear grid's chunk edges, per dimension as runs of (edge, count), as far as the
     /// array reaches; `grid_chunk_shape` is then the shape of the chunks this layout reads.
-    pub edges: Option<Vec<Vec<(usize, usize)>>>,
+    pub edges: Option<Vec<Vec<(usize, u64)>>>,
     /// The array's data type, from the registry ([`crate::types`]).
     pub array_type: ArrayType,
     /// Lanes an item: above 1, `shape` and the chunk shapes end with a dimension of them.
@@ -202,7 +202,10 @@ pub fn open_with(meta: &Value, chunk_shape: Option<&[usize]>) -> Result<Opened> 
                         && given
                             .iter()
                             .zip(&edges)
-                            .all(|(g, runs)| runs.iter().any(|&(size, _)| size == *g));
+                            // (A dimension of length 0 has no chunks: any size reads none.)
+                            .all(|(g, runs)| {
+                                runs.is_empty() || runs.iter().any(|&(size, _)| size == *g)
+                            });
                     if !known {
                         return Err(invalid(
                             "the chunk shape given is not one of the rectilinear grid's",
@@ -819,8 +822,8 @@ fn reshaped(config: Option<&Value>, input: &[usize]) -> Result<Vec<usize>> {
                 for d in dims {
                     let d = d
                         .as_u64()
+                        .filter(|&d| d < input.len() as u64)
                         .map(|d| d as usize)
-                        .filter(|&d| d < input.len())
                         .ok_or_else(|| bad(format!("{d} is not a dimension of the chunk")))?;
                     if last_dim.is_some_and(|l| d <= l) {
                         return Err(bad(
@@ -842,8 +845,12 @@ fn reshaped(config: Option<&Value>, input: &[usize]) -> Result<Vec<usize>> {
                 }
                 out.push(None);
             }
-            v => match v.as_u64().filter(|&n| n > 0) {
-                Some(n) => out.push(Some(n as usize)),
+            v => match v
+                .as_u64()
+                .filter(|&n| n > 0)
+                .and_then(|n| usize::try_from(n).ok())
+            {
+                Some(n) => out.push(Some(n)),
                 None => {
                     return Err(bad(format!(
                         "an entry of shape must be a positive size, a list of dimensions or -1, got {v}"
@@ -953,7 +960,7 @@ fn shard_level<'a>(
 /// of (edge, count), from an edge repeated (a regular axis) or a list of edges and `[edge,
 /// count]` runs; cut at the chunk that reaches the array's end (the rest lie outside it), and
 /// refused where they do not reach it.
-fn rectilinear_edges(grid: &Value, shape: &[u64]) -> Result<Vec<Vec<(usize, usize)>>> {
+fn rectilinear_edges(grid: &Value, shape: &[u64]) -> Result<Vec<Vec<(usize, u64)>>> {
     let config = grid
         .get("configuration")
         .ok_or_else(|| invalid("the rectilinear chunk grid has no configuration"))?;
@@ -1013,7 +1020,7 @@ fn rectilinear_edges(grid: &Value, shape: &[u64]) -> Result<Vec<Vec<(usize, usiz
                 }
                 let needed = (len - reached).div_ceil(edge).min(count);
                 if needed > 0 {
-                    runs.push((edge as usize, needed as usize));
+                    runs.push((edge as usize, needed));
                     reached = reached.saturating_add(edge.saturating_mul(needed));
                 }
             }
@@ -1272,7 +1279,7 @@ impl ArrayLayout {
                                         .map(|&(e, n)| {
                                             Value::Array(vec![
                                                 Value::from(e as u64),
-                                                Value::from(n as u64),
+                                                Value::from(n),
                                             ])
                                         })
                                         .collect(),
