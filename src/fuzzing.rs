@@ -360,9 +360,9 @@ pub fn deflate(data: &[u8]) {
 }
 
 /// The filters target: numcodecs' codecs that parse bytes beyond the four decompressors'
-/// targets. The first byte's high five bits pick one of `FILTERS` (bz2; lzma as xz and as
-/// .lzma; packbits; fletcher32; delta of several type pairs, byte orders included); the rest is
-/// [`decompress`]'s input.
+/// targets. The first byte's high five bits pick one of `FILTERS` (bz2; lzma as xz, as .lzma
+/// and raw with a delta filter; packbits; fletcher32; delta of several type pairs, byte orders
+/// included; categorize); the rest is [`decompress`]'s input.
 #[cfg(feature = "compress")]
 pub fn filters(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
@@ -417,11 +417,26 @@ pub fn filter_codecs() -> Vec<crate::codec::bytes_to_bytes::BytesCodec> {
             xz: true,
             check: 4,
             preset: 6,
+            raw: false,
+            delta: 0,
+            dict_size: 0,
         }),
         BytesCodec::Lzma(LzmaParams {
             xz: false,
             check: 4,
             preset: 6,
+            raw: false,
+            delta: 0,
+            dict_size: 0,
+        }),
+        // FORMAT_RAW: a bare LZMA2 stream, then the delta filter undone.
+        BytesCodec::Lzma(LzmaParams {
+            xz: false,
+            check: 4,
+            preset: 1,
+            raw: true,
+            delta: 8,
+            dict_size: 0,
         }),
         BytesCodec::PackBits,
         BytesCodec::Checksum(Checksum::Fletcher32, Place::End),

@@ -38,16 +38,24 @@ pub enum BytesCodec {
     Lzma(LzmaParams),
 }
 
-/// How numcodecs' lzma stores a chunk: its `format`, `check` and `preset`.
+/// How numcodecs' lzma stores a chunk: its `format`, `check`, `preset` and `filters`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LzmaParams {
-    /// FORMAT_XZ (1, numcodecs' default) when true, else FORMAT_ALONE (2).
+    /// FORMAT_XZ (1, numcodecs' default) when true, else FORMAT_ALONE (2) or, with `raw`,
+    /// FORMAT_RAW (3).
     pub xz: bool,
     /// An xz stream's check, as Python numbers them: none 0, CRC32 1, CRC64 4 (xz's default,
     /// numcodecs' -1), SHA-256 10.
     pub check: u8,
-    /// 0 to 9 (Python's default, 6, where the configuration has none).
+    /// 0 to 9 (Python's default, 6, where the configuration has none); with a filter chain,
+    /// its LZMA2 filter's.
     pub preset: u8,
+    /// FORMAT_RAW: a bare LZMA2 stream of the filter chain.
+    pub raw: bool,
+    /// A filter chain's delta filter's distance (0: none), before its LZMA2 filter.
+    pub delta: u16,
+    /// A filter chain's LZMA2 dictionary size (0: the preset's).
+    pub dict_size: u32,
 }
 
 /// numcodecs' `categorize`: items of `lanes` UTF-32 code points stored as codes of `width`
@@ -303,7 +311,7 @@ pub const CODECS: &[CodecRow] = &[
     row("shuffle", &["numcodecs.shuffle"], Some("shuffle"), BB, Runs::Compress(BytesCodec::Shuffle(0)), &["elementsize"]),
     row("bz2", &["numcodecs.bz2"], Some("bz2"), BB, Runs::Compress(BytesCodec::Bz2 { level: 1 }), &["level"]),
     row("lzma", &["numcodecs.lzma"], Some("lzma"), BB, Runs::Compress(BytesCodec::Lzma(LzmaParams {
-        xz: true, check: 4, preset: 6 })), &["format", "check", "preset", "filters"]),
+        xz: true, check: 4, preset: 6, raw: false, delta: 0, dict_size: 0 })), &["format", "check", "preset", "filters"]),
     row("fletcher32", &["numcodecs.fletcher32"], Some("fletcher32"), BB,
         Runs::Compress(BytesCodec::Checksum(Checksum::Fletcher32, Place::End)), &[]),
 ];

@@ -387,21 +387,25 @@ fn lzma_params<'a>(
     given: &dyn Fn(&str) -> Option<&'a Value>,
 ) -> Result<LzmaParams> {
     let unsupported = |what: String| Error::Unsupported {
-        message: format!("lzma: {what} is not read (the formats read are xz and alone)"),
+        message: format!(
+            "lzma: {what} is not read (the formats read are xz, alone and raw, with filters \
+             [delta,] lzma2)"
+        ),
     };
     match int_in(codec, "format", given("format"), 0, 3)? {
         None | Some(1) => p.xz = true,
         Some(2) => p.xz = false,
-        Some(0) => {
+        Some(3) => {
+            p.xz = false;
+            p.raw = true;
+        }
+        _ => {
             return Err(unsupported(
                 "format 0 (FORMAT_AUTO, which numcodecs cannot write)".into(),
             ))
         }
-        Some(_) => return Err(unsupported("format 3 (FORMAT_RAW)".into())),
     }
-    if let Some(v) = given("filters") {
-        return Err(unsupported(format!("a filter chain ({v})")));
-    }
+    let filters = given("filters");
     match (int_in(codec, "check", given("check"), -1, 10)?, p.xz) {
         (None | Some(-1), true) => p.check = 4,
         (Some(c @ (0 | 1 | 4 | 10)), true) => p.check = c as u8,
@@ -414,6 +418,10 @@ fn lzma_params<'a>(
         }
     }
     if let Some(v) = given("preset") {
+        if filters.is_some() {
+            // (Python's lzma takes one or the other.)
+            return Err(Error::config(codec, "preset and filters are both given"));
+        }
         match v.as_i64() {
             Some(n @ 0..=9) => p.preset = n as u8,
             Some(n) if n & 0x8000_0000 != 0 && (0..=9).contains(&(n & 0xff)) => {
@@ -426,6 +434,102 @@ fn lzma_params<'a>(
                 ))
             }
         }
+    }
+    match filters {
+        None if p.raw => Err(Error::config(codec, "format 3 (FORMAT_RAW) needs filters")),
+        None => Ok(p),
+        // (Python's lzma decodes filter chains in FORMAT_RAW alone: numcodecs cannot read
+        // an xz or .lzma stream it wrote with filters.)
+        Some(_) if !p.raw => Err(Error::config(
+            codec,
+            "filters are given with a format other than 3 (FORMAT_RAW), which numcodecs cannot \
+             decode",
+        )),
+        Some(list) => lzma_filters(codec, p, list),
+    }
+}
+
+/// Python's lzma filter chain (each filter a dict with its numeric `id`): an optional delta
+/// filter (FILTER_DELTA, 3: `dist` 1 to 256) then an LZMA2 filter (FILTER_LZMA2, 33: a
+/// `preset`, a `dict_size`, and settings the decoder reads from the stream). Other filters
+/// (the branch converters, LZMA1) are refused.
+fn lzma_filters(codec: &'static str, mut p: LzmaParams, list: &Value) -> Result<LzmaParams> {
+    let bad = |what: String| Error::config(codec, format!("filters: {what}"));
+    let items = list
+        .as_array()
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| bad(format!("a list of filters, got {list}")))?;
+    let (last, before) = items.split_last().unwrap_or((&Value::Null, &[]));
+    let id = |f: &Value| f.get("id").and_then(Value::as_u64);
+    for f in before {
+        match id(f) {
+            Some(3) if p.delta == 0 => {
+                if let Some(key) = f
+                    .as_object()
+                    .and_then(|m| m.keys().find(|k| *k != "id" && *k != "dist"))
+                {
+                    return Err(bad(format!("the delta filter has no key {}", quoted(key))));
+                }
+                p.delta = match f.get("dist") {
+                    None => 1,
+                    Some(v) => v
+                        .as_u64()
+                        .filter(|d| (1..=256).contains(d))
+                        .ok_or_else(|| bad(format!("delta's dist must be 1 to 256, got {v}")))?
+                        as u16,
+                };
+            }
+            _ => {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "lzma: the filter {f} is not read (a delta filter, then LZMA2, is)"
+                    ),
+                })
+            }
+        }
+    }
+    if id(last) != Some(33) {
+        return Err(Error::Unsupported {
+            message: format!("lzma: a filter chain ending in {last} is not read (LZMA2 is)"),
+        });
+    }
+    const LZMA2_KEYS: [&str; 10] = [
+        "id",
+        "preset",
+        "dict_size",
+        "lc",
+        "lp",
+        "pb",
+        "mode",
+        "nice_len",
+        "mf",
+        "depth",
+    ];
+    if let Some(key) = last
+        .as_object()
+        .and_then(|m| m.keys().find(|k| !LZMA2_KEYS.contains(&k.as_str())))
+    {
+        return Err(bad(format!("the LZMA2 filter has no key {}", quoted(key))));
+    }
+    if let Some(v) = last.get("preset") {
+        match v.as_u64() {
+            Some(n @ 0..=9) => p.preset = n as u8,
+            _ => {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "lzma: the LZMA2 filter's preset {v} is not read (0 to 9 are)"
+                    ),
+                })
+            }
+        }
+    }
+    if let Some(v) = last.get("dict_size") {
+        // liblzma's range: 4 KiB to 1.5 GiB.
+        p.dict_size = v
+            .as_u64()
+            .filter(|d| (4096..=1_610_612_736).contains(d))
+            .ok_or_else(|| bad(format!("dict_size must be 4 KiB to 1.5 GiB, got {v}")))?
+            as u32;
     }
     Ok(p)
 }
