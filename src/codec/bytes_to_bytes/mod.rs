@@ -422,18 +422,7 @@ fn lzma_params<'a>(
             // (Python's lzma takes one or the other.)
             return Err(Error::config(codec, "preset and filters are both given"));
         }
-        match v.as_i64() {
-            Some(n @ 0..=9) => p.preset = n as u8,
-            Some(n) if n & 0x8000_0000 != 0 && (0..=9).contains(&(n & 0xff)) => {
-                return Err(unsupported("PRESET_EXTREME".into()))
-            }
-            _ => {
-                return Err(Error::config(
-                    codec,
-                    format!("preset must be 0 to 9, got {v}"),
-                ))
-            }
-        }
+        p.preset = lzma_preset(codec, v)?;
     }
     match filters {
         None if p.raw => Err(Error::config(codec, "format 3 (FORMAT_RAW) needs filters")),
@@ -446,6 +435,20 @@ fn lzma_params<'a>(
              decode",
         )),
         Some(list) => lzma_filters(codec, p, list),
+    }
+}
+
+/// An lzma preset: 0 to 9, with or without PRESET_EXTREME (2^31), which changes how hard the
+/// encoder searches, not the format: a stream of either is read alike, and this package's
+/// encoder (another than liblzma's, see `lzma::encode`) writes the preset's level.
+fn lzma_preset(codec: &'static str, v: &Value) -> Result<u8> {
+    const EXTREME: i64 = 1 << 31;
+    match v.as_i64() {
+        Some(n) if (0..=9).contains(&(n & !EXTREME)) => Ok((n & !EXTREME) as u8),
+        _ => Err(Error::config(
+            codec,
+            format!("preset must be 0 to 9 (with PRESET_EXTREME or not), got {v}"),
+        )),
     }
 }
 
@@ -512,16 +515,7 @@ fn lzma_filters(codec: &'static str, mut p: LzmaParams, list: &Value) -> Result<
         return Err(bad(format!("the LZMA2 filter has no key {}", quoted(key))));
     }
     if let Some(v) = last.get("preset") {
-        match v.as_u64() {
-            Some(n @ 0..=9) => p.preset = n as u8,
-            _ => {
-                return Err(Error::Unsupported {
-                    message: format!(
-                        "lzma: the LZMA2 filter's preset {v} is not read (0 to 9 are)"
-                    ),
-                })
-            }
-        }
+        p.preset = lzma_preset(codec, v)?;
     }
     if let Some(v) = last.get("dict_size") {
         // liblzma's range: 4 KiB to 1.5 GiB.
