@@ -4,7 +4,7 @@
 // and with a worker pool, and must give zarr-python's values bit for bit, and writes them as
 // zarr-python wrote them.
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -146,13 +146,17 @@ const zfpRequests = () => requested.filter((p) => p.includes("zarr_wasm_codecs_z
 async function readZfpInPage(url) {
   const wasm = [];
   let largestScript = 0;
+  // (Each script's size is that of the file the test server served: reading a response's body
+  // is asynchronous and may not end before the page closes.)
+  const scripts = [];
   const result = await runPage(url, (page) => {
-    page.on("response", async (r) => {
+    page.on("response", (r) => {
       const path = new URL(r.url()).pathname;
       if (path.endsWith(".wasm")) wasm.push({ path, status: r.status() });
-      if (r.status() === 200 && /\.m?js$/.test(path)) largestScript = Math.max(largestScript, (await r.body()).length);
+      if (r.status() === 200 && /\.m?js$/.test(path)) scripts.push(path);
     });
   }, 60000);
+  for (const path of scripts) largestScript = Math.max(largestScript, statSync(join(root, decodeURIComponent(path))).size);
   assert.deepEqual(result.wrong, []);
   assert.equal(result.read, result.total, "float16 too (Chromium has Float16Array)");
   return { wasm, largestScript };
