@@ -7,7 +7,6 @@
 // the build writes keyed by the same names, so that no other build refers to them. Each closure
 // holds the literal `import(...)` and `new URL(..., import.meta.url)` that bundlers look for.
 import * as core from "./wasm/zarr_wasm_codecs.js";
-import type { EncodeModule } from "./protocol.js";
 import { CODECS } from "./wasm/tables.js";
 
 export const MODULES = {
@@ -86,6 +85,9 @@ function moduleOfCodec(name: string): string | null | undefined {
 export function bytesModuleOf(codecs: readonly { name: string }[]): BytesModule {
   return codecs.some((c) => moduleOfCodec(c.name) === "archive") ? "archive" : "compress";
 }
+
+/** The modules whose Compressor encodes bytes -> bytes codecs (see `encodeModuleOf`). */
+export type EncodeModule = "encode" | "archive_encode";
 
 /** The module that encodes a list of bytes -> bytes codecs: archive_encode for the archive module's, else the encode module. */
 export function encodeModuleOf(codecs: readonly { name: string }[]): EncodeModule {

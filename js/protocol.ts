@@ -1,6 +1,6 @@
 // The messages between the main thread and a pool worker (js/pool.ts <-> js/worker/decode-worker.ts),
 // written once for both sides.
-import type { ModuleName } from "./modules.js";
+import type { EncodeModule, ModuleName } from "./modules.js";
 import type { ShardLayout } from "./encode.js";
 import type { StageSpec } from "./place.js";
 
@@ -63,13 +63,6 @@ export type AssemblyMessage =
   | { op: "abort"; read: number }
   | { op: "end"; read: number; job: number };
 
-/**
- * One chunk to encode for a write (see js/encode.ts): the values of the selection's box in it
- * and, where the box is not the whole chunk, where it lies and the chunk's old stored bytes.
- */
-/** The modules whose Compressor encodes bytes -> bytes codecs (modules.ts `encodeModuleOf`). */
-export type EncodeModule = "encode" | "archive_encode";
-
 /** The bytes -> bytes codecs of a write (v3 metadata as JSON), the item size they receive, and the module that encodes them. */
 export interface CompressorSpec {
   codecs: string;
@@ -77,6 +70,10 @@ export interface CompressorSpec {
   module: EncodeModule;
 }
 
+/**
+ * One chunk to encode for a write (see js/encode.ts): the values of the selection's box in it
+ * and, where the box is not the whole chunk, where it lies and the chunk's old stored bytes.
+ */
 export interface EncodeJob {
   /** The array (`key`; `text`: its metadata text), read by the core module. */
   key: number;

@@ -156,9 +156,10 @@ export interface ArrayAccess<R extends TileReader> {
   chunkShape: number[];
   /**
    * The reader of the chunk at `coords`: `reader`, or for a rectilinear grid one a chunk shape
-   * (made when first needed), with the shape it was made for (JSON, for a worker's).
+   * (made when first needed), with the chunk's shape and the shape the reader was made for
+   * (JSON, for a worker's: without the lanes' dimension).
    */
-  readerAt(coords: number[]): { reader: R; chunkShape?: string };
+  readerAt(coords: number[]): { reader: R; shape?: number[]; chunkShape?: string };
   /** Bytes -> bytes codecs run through zarrita's registry (none when the compress module runs them). */
   compressors: BytesCodec[];
   /**
@@ -292,7 +293,7 @@ async function access<R extends TileReader>(
         found = make(text, given);
         readers.set(given, found);
       }
-      return { reader: found, chunkShape: given };
+      return { reader: found, shape, chunkShape: given };
     };
   }
   return { reader, readerAt, layout, chunkShape, compressors, stages, index, memory, text, kind, modules, key: accessKeys++ };

@@ -12,10 +12,10 @@ import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetc
 import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
-import { encodeModuleOf } from "./modules.js";
+import { type EncodeModule, encodeModuleOf } from "./modules.js";
 import { fillsItsBuffer, isBytesStage, type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
-import type { CompressorSpec, EncodeJob, EncodeModule, EncodeRowJob } from "./protocol.js";
+import type { CompressorSpec, EncodeJob, EncodeRowJob } from "./protocol.js";
 import { type ArrayAccess, coreAccess } from "./read.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { inTurn, poolOf, progress } from "./schedule.js";
@@ -469,9 +469,9 @@ function wholeChunk(box: Box, axes: Axis[], shape: number[]): boolean {
 }
 
 /** A rectilinear grid's chunk: its coordinates, shape and reader's shape (none for a regular grid, whose chunks have one). */
-function chunkOf(a: Access, plan: Plan, coords: number[]): ChunkInput["chunk"] {
-  if (!a.layout.edges) return undefined;
-  return { coords, shape: coords.map((c, i) => plan.axes[i].size(c)), readerShape: a.readerAt(coords).chunkShape };
+function chunkOf(a: Access, coords: number[]): ChunkInput["chunk"] {
+  const { shape, chunkShape } = a.readerAt(coords);
+  return shape && { coords, shape, readerShape: chunkShape };
 }
 
 /**
@@ -490,7 +490,7 @@ async function chunkInput(
   const fill = Uint8Array.from(a.layout.fill_bytes);
   const size = box.pieces.reduce((x, p) => x * p.count, Ctor.BYTES_PER_ELEMENT);
   const values = boxValues(Ctor, box, plan, value, encoder.buffer?.(size));
-  const chunk = chunkOf(a, plan, box.coords);
+  const chunk = chunkOf(a, box.coords);
   return { values, fill, ...(chunk ? { chunk } : {}), ...(await placeOf(a, plan, box, old)) };
 }
 

@@ -411,32 +411,26 @@ pub fn filter_codecs() -> Vec<crate::codec::bytes_to_bytes::BytesCodec> {
             astype_big: big,
         })
     };
+    // numcodecs' default (an xz stream, CRC64, preset 6), which the others vary.
+    let xz = LzmaParams {
+        xz: true,
+        check: 4,
+        preset: 6,
+        raw: false,
+        delta: 0,
+        dict_size: 0,
+    };
     vec![
         BytesCodec::Bz2 { level: 1 },
-        BytesCodec::Lzma(LzmaParams {
-            xz: true,
-            check: 4,
-            preset: 6,
-            raw: false,
-            delta: 0,
-            dict_size: 0,
-        }),
-        BytesCodec::Lzma(LzmaParams {
-            xz: false,
-            check: 4,
-            preset: 6,
-            raw: false,
-            delta: 0,
-            dict_size: 0,
-        }),
+        BytesCodec::Lzma(xz),
+        BytesCodec::Lzma(LzmaParams { xz: false, ..xz }),
         // FORMAT_RAW: a bare LZMA2 stream, then the delta filter undone.
         BytesCodec::Lzma(LzmaParams {
             xz: false,
-            check: 4,
-            preset: 1,
             raw: true,
+            preset: 1,
             delta: 8,
-            dict_size: 0,
+            ..xz
         }),
         BytesCodec::PackBits,
         BytesCodec::Checksum(Checksum::Fletcher32, Place::End),

@@ -759,6 +759,16 @@ impl ArrayType {
         ])
     }
 
+    /// numpy's dtype string of a numeric type in a byte order (`<u2`, `>f8`; `|u1` for one
+    /// byte), as numcodecs' configurations give types.
+    pub fn numpy(dt: DataType, big: bool) -> String {
+        ArrayType {
+            family: Family::Number(dt),
+            big_endian: big,
+        }
+        .to_v2()
+    }
+
     /// The zarr v2 `dtype` string (with this type's byte order), where v2 has one (`r*`:
     /// numpy's void of as many bytes).
     pub fn to_v2(&self) -> String {

@@ -272,7 +272,7 @@ const CASES: &[Case] = &[
         r#""float16""#,
         "0.0",
         r#"[
-        {"name": "numcodecs.fixedscaleoffset", "configuration": {"offset": 65400, "scale": 1, "dtype": "<f2", "astype": "<u1"}},
+        {"name": "numcodecs.fixedscaleoffset", "configuration": {"offset": 65400, "scale": 1, "dtype": "<f2", "astype": "|u1"}},
         {"name": "bytes"}]"#,
         Layout,
     ),

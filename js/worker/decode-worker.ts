@@ -14,13 +14,13 @@ import { initSync as initArchive, Decompressor as ArchiveDecompressor } from "..
 import { initSync as initArchiveEncode, Compressor as ArchiveCompressor } from "../wasm/zarr_wasm_codecs_archive_encode.js";
 import { initSync as initPcodec, PcodecCodec } from "../wasm/zarr_wasm_codecs_pcodec.js";
 import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
-import type { ModuleName, StepModule } from "../modules.js";
+import type { EncodeModule, ModuleName, StepModule } from "../modules.js";
 import { builtin, isNode } from "../node.js";
 import {
   boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, isBytesStage, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
-import { type AssemblyMessage, type EncodeMessage, type EncodeModule, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
+import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
 import { type ChainSteps, type ChunkCoder, encodeChunk, layShard } from "../encode.js";
 
 interface Port {

@@ -727,25 +727,8 @@ fn categorize_step(codec: &Value, big: bool) -> Result<(Value, DataType)> {
         .map(|(t, _)| t)
         .filter(|t| !t.is_float())
         .ok_or_else(|| invalid("categorize's astype must be an integer type"))?;
-    let order = if astype.size() == 1 {
-        '|'
-    } else if big {
-        '>'
-    } else {
-        '<'
-    };
-    let code = match astype {
-        DataType::UInt8 => "u1",
-        DataType::UInt16 => "u2",
-        DataType::UInt32 => "u4",
-        DataType::UInt64 => "u8",
-        DataType::Int8 => "i1",
-        DataType::Int16 => "i2",
-        DataType::Int32 => "i4",
-        _ => "i8",
-    };
     let mut config = config.clone();
-    config.insert("astype".into(), Value::from(format!("{order}{code}")));
+    config.insert("astype".into(), Value::from(ArrayType::numpy(astype, big)));
     Ok((
         Value::object([
             ("name", Value::from("numcodecs.categorize")),
@@ -764,21 +747,11 @@ fn delta_step(codec: &Value, big: bool) -> Result<(Value, (DataType, DataType))>
     let dtype_text = given("dtype").ok_or_else(|| invalid("delta needs a dtype"))?;
     let astype_text = given("astype").unwrap_or(dtype_text);
     let ordered = |text: &str, big: bool| -> Result<(String, DataType)> {
-        let code = text
-            .get(1..)
-            .ok_or_else(|| invalid(format!("delta: dtype {}", quoted(text))))?;
-        let t = crate::types::ArrayType::from_v2(text, None)?;
+        let t = ArrayType::from_v2(text, None)?;
         let dt = t
             .numeric()
             .ok_or_else(|| invalid(format!("delta: {} is not a number type", quoted(text))))?;
-        let order = if dt.size() == 1 {
-            '|'
-        } else if big {
-            '>'
-        } else {
-            '<'
-        };
-        Ok((format!("{order}{code}"), dt))
+        Ok((ArrayType::numpy(dt, big), dt))
     };
     let (dtype, dt) = ordered(dtype_text, false)?;
     let (astype, at) = ordered(astype_text, big)?;
@@ -795,8 +768,6 @@ fn delta_step(codec: &Value, big: bool) -> Result<(Value, (DataType, DataType))>
     Ok((step, (dt, at)))
 }
 
-/// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,
-/// which changes nothing.
 /// The output shape of zarr-extensions' `reshape` for chunks of `input`: each entry of its
 /// `shape` a size, a list of input dimensions (their product, which must line up with the
 /// input's dimensions before and after them), or -1 (at most once: what the element count
@@ -889,6 +860,8 @@ fn reshaped(config: Option<&Value>, input: &[usize]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,
+/// which changes nothing.
 fn transpose_order(config: Option<&Value>, ndim: usize) -> Result<Option<Vec<usize>>> {
     let bad = || invalid("transpose's order must be a permutation of the dimensions");
     let list = config

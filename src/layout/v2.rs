@@ -251,13 +251,7 @@ fn fixed_scale_offset(rest: &Map, current: Option<Numeric>, fill: &Value) -> Opt
     if dtype.dtype != DataType::Float64 {
         // numcodecs encodes in the array's type and decodes in float64: the package's codec of
         // the filter does both (see `codec::fixed_scale_offset`).
-        let numpy = |n: Numeric| {
-            Value::from(format!(
-                "{}{}",
-                if n.big { '>' } else { '<' },
-                numpy_code(n.dtype)
-            ))
-        };
+        let numpy = |n: Numeric| Value::from(ArrayType::numpy(n.dtype, n.big));
         return Some(Translated {
             codecs: vec![codec(
                 "numcodecs.fixedscaleoffset",
@@ -306,23 +300,6 @@ fn as_type(rest: &Map, current: Option<Numeric>, fill: &Value) -> Option<Transla
         codecs: vec![cast(dec.dtype, enc.dtype, fill)],
         stored: enc,
     })
-}
-
-/// numpy's type code of a numeric type (without its byte order).
-fn numpy_code(dt: DataType) -> &'static str {
-    match dt {
-        DataType::Int8 => "i1",
-        DataType::Int16 => "i2",
-        DataType::Int32 => "i4",
-        DataType::Int64 => "i8",
-        DataType::UInt8 => "u1",
-        DataType::UInt16 => "u2",
-        DataType::UInt32 => "u4",
-        DataType::UInt64 => "u8",
-        DataType::Float16 => "f2",
-        DataType::Float32 => "f4",
-        DataType::Float64 => "f8",
-    }
 }
 
 /// A zarr v3 codec list with zarr-python's `numcodecs.fixedscaleoffset` and `numcodecs.astype`

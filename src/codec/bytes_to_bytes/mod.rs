@@ -346,14 +346,20 @@ impl BytesCodec {
             #[cfg(not(feature = "archive"))]
             BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => return Err(self.elsewhere()),
         };
-        match expected {
-            Some(n) if out.len() != n => Err(Error::ChunkLength {
-                what: "bytes after decompression",
-                expected: n,
-                actual: out.len(),
-            }),
-            _ => Ok(out),
-        }
+        of_size(out, expected)
+    }
+}
+
+/// A codec's output, where it must have the `expected` size (CHUNK_LENGTH otherwise).
+#[cfg(feature = "compress")]
+fn of_size(out: Vec<u8>, expected: Option<usize>) -> Result<Vec<u8>> {
+    match expected {
+        Some(n) if out.len() != n => Err(Error::ChunkLength {
+            what: "bytes after decompression",
+            expected: n,
+            actual: out.len(),
+        }),
+        _ => Ok(out),
     }
 }
 
@@ -700,15 +706,7 @@ impl BytesChain {
             let size = sizes[i].or_else(|| c.decoded_size(input.len()));
             bytes = Some(match *c {
                 BytesCodec::Categorize(p) => {
-                    let out = categorize::decode(p, input, &self.labels)?;
-                    if let Some(n) = size.filter(|&n| n != out.len()) {
-                        return Err(Error::ChunkLength {
-                            what: "bytes after decompression",
-                            expected: n,
-                            actual: out.len(),
-                        });
-                    }
-                    out
+                    of_size(categorize::decode(p, input, &self.labels)?, size)?
                 }
                 c => c.decode(input, size, DEFAULT_LIMIT)?,
             });
