@@ -1,6 +1,6 @@
 // Reads of filtered stores against zarrita's zarr.get, in one Node process: a BENCH_N x
 // BENCH_N float64 array (default 2048) in 256 x 256 chunks, in memory and over HTTP (the same
-// files on disk, served on loopback, read through zarrita's FetchStore), written once by the
+// files on disk, served on loopback by a server in another process, read through zarrita's FetchStore), written once by the
 // package's `set` from the design field (bench/util.mjs: smooth, some noise, a disc of NaN)
 // with each of the filters zarr-python users write: numcodecs' delta + zstd, bitround
 // (keepbits 10) + zstd, fletcher32 after zstd. Contenders: zarr.get after registerCodecs()
@@ -16,10 +16,10 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
+import { spawn } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import * as zarr from "zarrita";
 import { get, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
-import { serve } from "../scripts/serve.mjs";
 import { designField, median, seededShuffle } from "./util.mjs";
 
 registerCodecs();
@@ -46,8 +46,17 @@ const results = [];
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const onDisk = join(root, "target/bench-filters");
 rmSync(onDisk, { recursive: true, force: true });
-const server = await serve(root, 0);
-const origin = `http://127.0.0.1:${server.address().port}`;
+// The server runs in a process of its own, so that its work is not counted as this thread's.
+const server = spawn(process.execPath, ["--input-type=module", "-e", `
+  const { serve } = await import(${JSON.stringify(pathToFileURL(join(root, "scripts/serve.mjs")).href)});
+  const s = await serve(${JSON.stringify(root)}, 0);
+  console.log(s.address().port);
+`], { stdio: ["ignore", "pipe", "inherit"] });
+const port = await new Promise((resolve, reject) => {
+  server.stdout.once("data", (d) => resolve(Number(String(d).trim())));
+  server.once("exit", (code) => reject(new Error(`the file server exited (${code})`)));
+});
+const origin = `http://127.0.0.1:${port}`;
 for (const [name, codecs] of Object.entries(STORES)) {
   const files = new Map();
   const store = { get: async (k) => files.get(k), set: async (k, v) => void files.set(k, v) };
@@ -69,7 +78,7 @@ for (const [name, codecs] of Object.entries(STORES)) {
     await measure(`${name} (${where})`, location);
   }
 }
-server.close();
+server.kill();
 await pool.terminate();
 
 async function measure(name, arr) {
@@ -78,6 +87,8 @@ async function measure(name, arr) {
     get: () => get(arr),
     "get, pool": () => get(arr, null, { pool }),
   };
+  // Over HTTP, also with the workers fetching the chunks themselves (options.workerFetch).
+  if (arr.store instanceof zarr.FetchStore) contenders["get, pool, workerFetch"] = () => get(arr, null, { pool, workerFetch: true });
   // (zarrita has no fletcher32: zarr.get cannot read that store.)
   const zarrita = await zarr.get(arr).then(() => true, () => false);
   if (!zarrita) delete contenders["zarr.get"];
@@ -115,11 +126,14 @@ if (JSON_OUT) {
 } else {
   const f = (x) => `${x.median.toFixed(1)} (${x.min.toFixed(1)}-${x.max.toFixed(1)})`;
   console.log(`filtered stores, ${N}x${N} float64, 256^2 chunks, in memory and over HTTP (loopback); median (range) ms over ${ROUNDS} rounds; pool of ${POOL}`);
-  console.log("| store | zarr.get | get | get, pool | get / zarr.get | pool / zarr.get | pool's main-thread busy / get's |");
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("| store | zarr.get | get | pool | get / zarr.get | pool / zarr.get | pool's main-thread busy / get's | pool, workerFetch | its / zarr.get | its busy / get's |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const z = r["zarr.get"]?.median;
     const ratio = (x) => (z ? `${(z / x).toFixed(2)}x` : "zarrita cannot read it");
-    console.log(`| ${r.store} | ${r["zarr.get"] ? f(r["zarr.get"]) : "-"} | ${f(r.get)} | ${f(r["get, pool"])} | ${ratio(r.get.median)} | ${ratio(r["get, pool"].median)} | ${((100 * r["get, pool"].busy) / r.get.busy).toFixed(1)}% |`);
+    const busy = (k) => `${((100 * r[k].busy) / r.get.busy).toFixed(1)}%`;
+    const w = r["get, pool, workerFetch"];
+    const remote = w ? `${f(w)} | ${ratio(w.median)} | ${busy("get, pool, workerFetch")}` : "- | - | -";
+    console.log(`| ${r.store} | ${r["zarr.get"] ? f(r["zarr.get"]) : "-"} | ${f(r.get)} | ${f(r["get, pool"])} | ${ratio(r.get.median)} | ${ratio(r["get, pool"].median)} | ${busy("get, pool")} | ${remote} |`);
   }
 }

@@ -6,7 +6,7 @@ import { naming } from "./errors.js";
 import { readByZarrita } from "./open.js";
 import { checkSelection, type Selection } from "./select.js";
 import { loadModule } from "./load.js";
-import { concurrencyOf, DEFAULT_CONCURRENCY, type GetOptions, getDecodedDirect, intoOut } from "./read.js";
+import { checkReadOptions, type GetOptions, getDecodedDirect, intoOut } from "./read.js";
 import { typedArrayFor } from "./place.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
@@ -41,7 +41,7 @@ export async function getDecoded(
 
 async function decodedRead(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {
   checkSelection(selection, arr.shape.length);
-  concurrencyOf(options, DEFAULT_CONCURRENCY);
+  checkReadOptions(options, arr);
   const direct = await getDecodedDirect(arr, selection, options);
   if (direct) return direct;
   return intoOut(arr, selection, options, Float64Array, () => decodeFallback(arr, selection, options));

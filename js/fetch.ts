@@ -93,29 +93,27 @@ export interface Fetched {
   bytes: Uint8Array | undefined;
   /** Whether the bytes are this read's alone (a fetch response's), to hand over uncopied. */
   owned?: boolean;
+  /** Where a worker fetches the bytes (see `GetOptions.workerFetch`): then `bytes` is undefined. */
+  remote?: Remote;
 }
 
+/** Where a chunk's stored bytes are: its store key (for errors), its path, and, within a shard, its range; or that it is missing. */
+export type Located = { key: string; path: zarr.AbsolutePath; range?: Range; missing?: false } | { key: string; missing: true };
+
 /**
- * A function giving each (inner) chunk's stored bytes: as they are where the compress module
- * undoes their codecs (here or in a worker), after the registry's codecs otherwise.
+ * A function giving where each (inner) chunk's stored bytes are: the chunk's object, or for a
+ * sharded array its range in the shard, read from the shard's indexes (read once, kept
+ * between reads; see `ShardIndexes`).
  */
-export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, options: { signal?: AbortSignal }) {
+function chunkLocator(arr: zarr.Location<zarr.Readable>, a: ChunkSource): (coords: number[]) => Promise<Located> {
   const store = arr.store as AnyStore;
-  const opts = options.signal ? { signal: options.signal } : undefined;
   const { layout, index } = a;
-  const registry = (key: string, bytes: Uint8Array | undefined) =>
-    bytes && a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes;
-  // zarrita's FetchStore answers each request with a new buffer of the response's body,
-  // which nothing else holds: the pool may take it rather than a copy. Any other store may
-  // keep what it returns (an in-memory store returns its own bytes).
-  const owned = store instanceof zarr.FetchStore && !a.compressors.length;
-  const fetchRegular = async (coords: number[]): Promise<Fetched> => {
-    const key = chunkKey(layout, coords);
-    const path = arr.resolve(key).path;
-    const bytes = await fromStore(path, () => store.get(path, opts));
-    return { key, bytes: await registry(key, bytes), owned };
-  };
-  if (!index || !layout.shard) return fetchRegular;
+  if (!index || !layout.shard) {
+    return async (coords) => {
+      const key = chunkKey(layout, coords);
+      return { key, path: arr.resolve(key).path };
+    };
+  }
   const indexes = shardIndexesOf(arr);
   const getRange = store.getRange!.bind(store);
   // A level's index entries, read once: the shard's own (within: none), or those of the
@@ -149,7 +147,7 @@ export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, 
     }
     return table;
   };
-  return async (coords: number[]): Promise<Fetched> => {
+  return async (coords) => {
     const shardKey = chunkKey(layout, coords.map((c, i) => Math.floor(c / index.perShard[i])));
     const path = arr.resolve(shardKey).path;
     // Down the levels: each index gives where its chunk lies in the chunk above (the shard,
@@ -168,17 +166,41 @@ export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, 
       local = local.map((c, i) => c % below[i]);
       span = below;
       positions.push(position);
-      if (!entries) return { key: nameOf(), bytes: undefined };
+      if (!entries) return { key: nameOf(), missing: true };
       const [offset, length] = [entries[2 * position], entries[2 * position + 1]];
-      if (offset === MISSING) return { key: nameOf(), bytes: undefined };
+      if (offset === MISSING) return { key: nameOf(), missing: true };
       if (within && offset + length > within.length) {
         throw lengthError(nameOf(), `its shard index says bytes ${offset} to ${offset + length}, but the chunk it is in has ${within.length}`);
       }
       within = { offset: (within?.offset ?? 0) + offset, length };
     }
-    const key = nameOf();
-    const range = within!;
-    const bytes = await fromStore(path, () => getRange(path, range, opts));
+    return { key: nameOf(), path, range: within! };
+  };
+}
+
+/**
+ * A function giving each (inner) chunk's stored bytes: as they are where the compress module
+ * undoes their codecs (here or in a worker), after the registry's codecs otherwise.
+ */
+export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, options: { signal?: AbortSignal }) {
+  const store = arr.store as AnyStore;
+  const opts = options.signal ? { signal: options.signal } : undefined;
+  const locate = chunkLocator(arr, a);
+  const registry = (key: string, bytes: Uint8Array | undefined) =>
+    bytes && a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes;
+  // zarrita's FetchStore answers each request with a new buffer of the response's body,
+  // which nothing else holds: the pool may take it rather than a copy. Any other store may
+  // keep what it returns (an in-memory store returns its own bytes).
+  const owned = store instanceof zarr.FetchStore && !a.compressors.length;
+  return async (coords: number[]): Promise<Fetched> => {
+    const at = await locate(coords);
+    if (at.missing) return { key: at.key, bytes: undefined };
+    const { key, path, range } = at;
+    if (!range) {
+      const bytes = await fromStore(path, () => store.get(path, opts));
+      return { key, bytes: await registry(key, bytes), owned };
+    }
+    const bytes = await fromStore(path, () => store.getRange!(path, range, opts));
     if (!bytes || bytes.length !== range.length) {
       throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${range.length}`);
     }
@@ -186,8 +208,54 @@ export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, 
   };
 }
 
+/**
+ * What a worker fetches a chunk with (see `GetOptions.workerFetch`): the request options
+ * every fetch is made with, as plain values a worker can be sent.
+ */
+export interface WorkerFetchInit {
+  headers?: Record<string, string>;
+  credentials?: "omit" | "same-origin" | "include";
+  mode?: "cors" | "no-cors" | "same-origin";
+  cache?: "default" | "no-store" | "reload" | "no-cache" | "force-cache" | "only-if-cached";
+  referrerPolicy?: string;
+}
+
+/** A chunk a worker fetches itself: the URL of its object (and its range, within a shard) and the request's options. */
+export interface Remote {
+  url: string;
+  range?: Range;
+  init: WorkerFetchInit;
+}
+
+/**
+ * The URL of `path` under a store's URL (as zarrita's FetchStore resolves it: the store's URL
+ * as a directory, its query kept).
+ */
+export function urlOf(root: string | URL, path: string): string {
+  const base = new URL(String(root));
+  if (!base.pathname.endsWith("/")) base.pathname += "/";
+  const url = new URL(path.replace(/^\/+/, ""), base);
+  url.search = base.search;
+  return url.href;
+}
+
+/**
+ * A function giving, for each (inner) chunk, where a worker fetches it (see
+ * `GetOptions.workerFetch`); undefined when the workers cannot fetch this array's chunks
+ * (codecs that only zarrita's registry runs are undone on this thread).
+ */
+export function chunkRemote(arr: zarr.Location<zarr.Readable>, a: ChunkSource, root: string | URL, init: WorkerFetchInit) {
+  if (a.compressors.length) return undefined;
+  const locate = chunkLocator(arr, a);
+  return async (coords: number[]): Promise<Fetched> => {
+    const at = await locate(coords);
+    if (at.missing) return { key: at.key, bytes: undefined };
+    return { key: at.key, bytes: undefined, remote: { url: urlOf(root, at.path), range: at.range, init } };
+  };
+}
+
 /** A byte range of a stored object. */
-type Range = { offset: number; length: number };
+export type Range = { offset: number; length: number };
 
 /** A CHUNK_LENGTH error naming a chunk (as `namingChunk` names one). */
 function lengthError(key: string, message: string): Error {

@@ -158,6 +158,7 @@ export { get } from "./read.js";
 export { WorkerPool, defaultPool } from "./pool.js";
 export type { PoolOptions } from "./pool.js";
 export type { GetOptions, GetResult, Selection } from "./read.js";
+export type { WorkerFetchInit } from "./fetch.js";
 export { set } from "./write.js";
 export type { ChunkValue, SetOptions } from "./write.js";
 export { open } from "./open.js";

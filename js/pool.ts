@@ -22,7 +22,8 @@ interface Port {
 }
 
 interface Pending {
-  resolve(buffer: ArrayBuffer | ArrayBuffer[] | undefined): void;
+  /** The answer's buffer(s); null: the chunk the worker fetched is missing. */
+  resolve(buffer: ArrayBuffer | ArrayBuffer[] | undefined | null): void;
   reject(error: Error): void;
 }
 
@@ -33,6 +34,8 @@ interface Pending {
 interface Waiting extends Pending {
   post(slot: Slot, id: number): void;
   modules: Partial<Record<ModuleKind, WebAssembly.Module>>;
+  /** The most jobs a worker may hold for this one to go to it. */
+  limit: number;
   off?: () => void;
 }
 
@@ -68,6 +71,11 @@ type NodeWorker = {
 };
 /** Jobs a worker holds at once: one it works on and one ready for when it finishes. */
 const IN_FLIGHT = 2;
+/**
+ * Jobs a worker holds at once when it fetches their bytes itself (`GetOptions.workerFetch`):
+ * enough fetches in flight to cover a request's round trip while it decodes the bytes in.
+ */
+const FETCH_IN_FLIGHT = 12;
 /** The most bytes of given-back buffers an idle pool keeps for its next read. */
 const SPARE_BYTES = 16 << 20;
 
@@ -172,17 +180,30 @@ export class WorkerPool {
     await Promise.all(ends);
   }
 
-  /** Runs a decode on the least busy worker (see `queue`); resolves to the box's values where they come back. */
-  async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined> {
+  /**
+   * Runs a decode on the least busy worker (see `queue`); resolves to the box's values where
+   * they come back, or, for a job whose worker fetches its bytes (`job.remote`), to null when
+   * the chunk is missing (nothing placed). An abort stops such a job's fetch in the worker.
+   */
+  async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined | null> {
+    let cancel: (() => void) | undefined;
     const post = (slot: Slot, id: number) => {
-      const stored = this.handOver(job);
+      const stored = job.remote ? undefined : this.handOver(job);
       // Values that go back (no shared output) are written into a buffer given back earlier.
       const n = job.output.to === "shared" ? 0 : job.runLength * job.starts.length * (typedArrayNamed(job.type)?.BYTES_PER_ELEMENT ?? 0);
       const box = n ? this.takeSpare(n) : undefined;
-      const transfer = box ? [stored.buffer as ArrayBuffer, box] : [stored.buffer as ArrayBuffer];
+      const transfer = [stored?.buffer, box].filter((b) => b !== undefined) as ArrayBuffer[];
       slot.port.post({ ...job, op: "decode", stored, job: id, box }, transfer);
+      if (job.remote && signal) {
+        cancel = () => slot.port.post({ op: "cancel", job: id });
+        signal.addEventListener("abort", cancel, { once: true });
+      }
     };
-    return (await this.queue(post, modules, signal)) as ArrayBuffer | undefined;
+    try {
+      return (await this.queue(post, modules, signal, job.remote ? FETCH_IN_FLIGHT : IN_FLIGHT)) as ArrayBuffer | undefined | null;
+    } finally {
+      if (cancel) signal!.removeEventListener("abort", cancel);
+    }
   }
 
   /**
@@ -241,11 +262,12 @@ export class WorkerPool {
     post: Waiting["post"],
     modules: Partial<Record<ModuleKind, WebAssembly.Module>>,
     signal?: AbortSignal,
-  ): Promise<ArrayBuffer | ArrayBuffer[] | undefined> {
+    limit = IN_FLIGHT,
+  ): Promise<ArrayBuffer | ArrayBuffer[] | undefined | null> {
     const slots = await this.workers();
     signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
-      const entry: Waiting = { post, modules, resolve, reject };
+      const entry: Waiting = { post, modules, limit, resolve, reject };
       // An aborted read's jobs that no worker has yet are dropped (one already sent runs to
       // its end, and its answer is not used).
       if (signal) {
@@ -351,7 +373,8 @@ export class WorkerPool {
   private dispatch(slots: Slot[]) {
     while (this.waiting.length && !this.ended) {
       let slot: Slot | undefined;
-      for (const s of slots) if (s.pending.size < IN_FLIGHT && (!slot || s.pending.size < slot.pending.size)) slot = s;
+      const limit = this.waiting[0].limit;
+      for (const s of slots) if (s.pending.size < limit && (!slot || s.pending.size < slot.pending.size)) slot = s;
       if (!slot) return;
       const { post, modules, resolve, reject, off } = this.waiting.shift()!;
       off?.();
@@ -372,7 +395,7 @@ export class WorkerPool {
    * times as much to write the first time, in Chromium here).
    */
   private handOver(job: Job): Uint8Array {
-    const src = job.stored;
+    const src = job.stored!;
     const n = src.byteLength;
     if (job.owned && fillsItsBuffer(src)) {
       return src;
@@ -433,7 +456,9 @@ export class WorkerPool {
       if (!pending) return;
       slot.pending.delete(message.job);
       if (slot.pending.size === 0) slot.port.hold(false);
-      if (!message.error) {
+      if (message.missing) {
+        pending.resolve(null);
+      } else if (!message.error) {
         pending.resolve(message.buffers ?? message.buffer);
       } else {
         const e = new Error(message.error.message) as Error & { code?: string };

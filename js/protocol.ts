@@ -2,6 +2,7 @@
 // written once for both sides.
 import type { EncodeModule, ModuleName } from "./modules.js";
 import type { ShardLayout } from "./encode.js";
+import type { Remote } from "./fetch.js";
 import type { StageSpec } from "./place.js";
 
 /** The wasm modules a worker may start (the module table's). */
@@ -24,8 +25,10 @@ export interface Job {
   chunkShape?: string;
   /** The steps the worker runs on the stored bytes before the reader takes them (see js/place.ts). */
   stages: StageSpec[];
-  /** Stored bytes (a copy goes to the worker, unless `owned`). */
-  stored: Uint8Array;
+  /** Stored bytes (a copy goes to the worker, unless `owned`); or, with `remote`, none: the worker fetches them. */
+  stored?: Uint8Array;
+  /** Where the worker fetches the stored bytes (see `GetOptions.workerFetch`). */
+  remote?: Remote;
   /** Whether `stored` is the read's alone, so that its buffer may be handed over uncopied. */
   owned: boolean;
   region: Uint32Array;
@@ -134,7 +137,13 @@ export interface LayShardMessage extends LayShardJob {
   job: number;
 }
 
-export type ToWorker = StartMessage | JobMessage | EncodeMessage | EncodeRowMessage | LayShardMessage | AssemblyMessage;
+/** Stops a job's fetch (its read was aborted): the job answers with the abort. */
+export interface CancelMessage {
+  op: "cancel";
+  job: number;
+}
+
+export type ToWorker = StartMessage | CancelMessage | JobMessage | EncodeMessage | EncodeRowMessage | LayShardMessage | AssemblyMessage;
 
 /** An error as it crosses back. */
 export interface ErrorReply {
@@ -147,9 +156,10 @@ export interface ErrorReply {
  * What a worker sends: that it has started ("ready"); buffers given back for later jobs
  * ("spare": a box it has placed into the output it assembles); or its answer to a job, a
  * "begin" or an "end" ("answer": a buffer of values, or an error), with the buffers it gives
- * back (the stored bytes', a box buffer it did not use).
+ * back (the stored bytes', a box buffer it did not use); `missing`: the chunk a worker fetched
+ * is missing (404), and nothing was placed.
  */
 export type Reply =
   | { op: "ready" }
   | { op: "spare"; spare: ArrayBuffer[] }
-  | { op: "answer"; job: number; buffer?: ArrayBuffer; buffers?: ArrayBuffer[]; spare?: ArrayBuffer[]; error?: ErrorReply };
+  | { op: "answer"; job: number; buffer?: ArrayBuffer; buffers?: ArrayBuffer[]; spare?: ArrayBuffer[]; error?: ErrorReply; missing?: boolean };

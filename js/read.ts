@@ -8,7 +8,10 @@
 import * as zarr from "zarrita";
 import { type DataTypeInfo, itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
-import { type AnyStore, type BytesCodec, chunkFetcher, decodeBytes, type Fetched, type IndexLevel, registryCodec, type ShardIndex } from "./fetch.js";
+import {
+  type AnyStore, type BytesCodec, chunkFetcher, chunkRemote, decodeBytes, type Fetched, type IndexLevel, registryCodec, type Remote,
+  type ShardIndex, type WorkerFetchInit,
+} from "./fetch.js";
 import {
   type Bindings, type PackingBindings, compiledOf, loadModule, loadWasm, memoryOf,
 } from "./load.js";
@@ -71,6 +74,65 @@ export interface GetOptions {
    * by zarr.get (e.g. strings of any length) fetch as zarrita does.
    */
   concurrency?: number;
+  /**
+   * With a pool, over a store with a URL (zarrita's FetchStore): the workers fetch the chunks
+   * themselves, with the global `fetch`, so that this thread neither receives nor passes on
+   * their bytes (it still reads shard indexes, through the store). `true`, or the options every
+   * request is made with (`WorkerFetchInit`: headers and the like, as plain values). The
+   * store's own `fetch` and `overrides` stay on this thread, where a worker cannot reach them:
+   * ask for this where a plain fetch of the store's URLs answers as the store does (as for a
+   * public bucket), giving any headers here. A response is read as the store reads it: 404 is
+   * a missing chunk, 200 or 206 its bytes, anything else STORE_FAILED. Without a pool it is
+   * not used; arrays with codecs only zarrita's registry runs are fetched on this thread.
+   */
+  workerFetch?: boolean | WorkerFetchInit;
+}
+
+/** Checks a read's options before anything is read (INVALID_ARGUMENT): `concurrency`, and `workerFetch` with a pool. */
+export function checkReadOptions(options: GetOptions, arr: Readable): void {
+  concurrencyOf(options, DEFAULT_CONCURRENCY);
+  if (options.pool) workerFetchOf(options, arr.store);
+}
+
+/**
+ * The request options of `options.workerFetch` for a read over `store` (undefined: the
+ * workers do not fetch), checked: INVALID_ARGUMENT for a store with no URL, or options that
+ * cannot be sent to a worker.
+ */
+export function workerFetchOf(options: GetOptions, store: unknown): { root: string | URL; init: WorkerFetchInit } | undefined {
+  const asked = options.workerFetch as unknown;
+  if (asked === undefined || asked === false) return undefined;
+  if (asked !== true && (typeof asked !== "object" || asked === null || Array.isArray(asked))) {
+    throw codedError("INVALID_ARGUMENT", `options.workerFetch must be a boolean or an object of request options, got ${typeof asked}`);
+  }
+  const root = (store as { url?: unknown }).url;
+  if (typeof root !== "string" && !(root instanceof URL)) {
+    throw codedError("INVALID_ARGUMENT", "options.workerFetch needs a store with a url (zarrita's FetchStore): the workers fetch from it");
+  }
+  const given = asked === true ? {} : (asked as Record<string, unknown>);
+  const init: WorkerFetchInit = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if (name === "headers") {
+      const pairs: [string, unknown][] = [];
+      if (typeof Headers !== "undefined" && value instanceof Headers) value.forEach((v, k) => pairs.push([k, v]));
+      else if (typeof value === "object" && value !== null) pairs.push(...Object.entries(value));
+      if (typeof value !== "object" || value === null || Array.isArray(value) || pairs.some(([, v]) => typeof v !== "string")) {
+        throw codedError("INVALID_ARGUMENT", "options.workerFetch.headers must be a Headers or an object of strings");
+      }
+      init.headers = Object.fromEntries(pairs) as Record<string, string>;
+    } else if (["credentials", "mode", "cache", "referrerPolicy"].includes(name) && typeof value === "string") {
+      (init as Record<string, string>)[name] = value;
+    } else {
+      throw codedError("INVALID_ARGUMENT", `options.workerFetch.${name}: a worker's fetch takes headers, credentials, mode, cache and referrerPolicy (strings), not this`);
+    }
+  }
+  try {
+    new URL(String(root));
+  } catch {
+    throw codedError("INVALID_ARGUMENT", `options.workerFetch: the store's url (${String(root)}) is not an absolute URL, which a worker could fetch`);
+  }
+  return { root, init };
 }
 
 /**
@@ -349,8 +411,12 @@ interface Executor {
    * so that no more stored bytes wait than that many chunks'), not only until its bytes are in.
    */
   holdsPlace: boolean;
-  /** Decodes a chunk's box from its stored bytes (`owned`: see `Fetched`) into the output. */
-  place(box: Box, bytes: Uint8Array, owned: boolean): Promise<void>;
+  /**
+   * Decodes a chunk's box from its stored bytes (`owned`: see `Fetched`) into the output; or
+   * has a worker fetch them (`remote`; the pool's executor only): resolves false when the
+   * chunk is missing (nothing placed).
+   */
+  place(box: Box, stored: { bytes: Uint8Array; owned: boolean } | { remote: Remote }): Promise<boolean>;
   /** Writes the fill value to a missing chunk's box. */
   fill(box: Box): void | Promise<void>;
   /** The output, once every box is in place. */
@@ -376,8 +442,10 @@ async function readInto<R extends TileReader>(
   const signal = options.signal;
   signal?.throwIfAborted();
   const plan = planSelection(selection, a.layout.shape, a.chunkShape, a.layout.edges);
+  const asked = pool && workerFetchOf(options, arr.store);
   const run = pool ? await inPool(pool, a, plan, options, Out, fill) : onThisThread(a, plan, options, Out, fill);
-  const fetchChunk = chunkFetcher(arr, a, options);
+  const remote = asked ? chunkRemote(arr, a, asked.root, asked.init) : undefined;
+  const fetchChunk: (coords: number[]) => Promise<Fetched> = remote ?? chunkFetcher(arr, a, options);
   const paced = limiter(concurrencyOf(options, run.concurrency));
   const placed = progress(options, plan.boxes.length);
   const fetched = async (box: Box): Promise<Fetched> => {
@@ -387,9 +455,10 @@ async function readInto<R extends TileReader>(
     signal?.throwIfAborted();
     return chunk;
   };
-  const settle = async (box: Box, { key, bytes, owned }: Fetched) => {
-    if (!bytes) await run.fill(box);
-    else await namingChunk(key, () => run.place(box, bytes, owned === true));
+  const settle = async (box: Box, { key, bytes, owned, remote }: Fetched) => {
+    if (remote) await namingChunk(key, async () => (await run.place(box, { remote })) || run.fill(box));
+    else if (!bytes) await run.fill(box);
+    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true }));
     placed();
   };
   try {
@@ -424,11 +493,13 @@ function onThisThread<R extends TileReader>(
   return {
     concurrency: DEFAULT_CONCURRENCY,
     holdsPlace: false,
-    place: (box, bytes) =>
+    place: (box, stored) =>
       inTurn(() => {
         signal?.throwIfAborted();
+        if (!("bytes" in stored)) throw codedError("INTERNAL", "a chunk to fetch in a worker, with no pool");
         // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-        placeChunk(a.readerAt(box.coords).reader, a.memory, unpackAll(a.stages, bytes), regionOf(box), Out, runsOf(plan, box, out));
+        placeChunk(a.readerAt(box.coords).reader, a.memory, unpackAll(a.stages, stored.bytes), regionOf(box), Out, runsOf(plan, box, out));
+        return true;
       }),
     fill: (box) =>
       inTurn(() => {
@@ -499,7 +570,7 @@ async function inPool<R extends TileReader>(
   return {
     concurrency: Math.max(DEFAULT_CONCURRENCY, await pool.ahead()),
     holdsPlace: true,
-    async place(box, stored, owned) {
+    async place(box, source) {
       const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
       const values = await pool.run(
         {
@@ -508,8 +579,7 @@ async function inPool<R extends TileReader>(
           text: a.text,
           chunkShape: a.readerAt(box.coords).chunkShape,
           stages: a.stages.map((s) => s.spec),
-          stored,
-          owned,
+          ...("bytes" in source ? { stored: source.bytes, owned: source.owned } : { remote: source.remote, owned: false }),
           region: regionOf(box),
           type: Out.name,
           output: buffer ? { to: "shared", buffer, offset: at } : { to: "assembly", read: assembly!.read },
@@ -519,7 +589,9 @@ async function inPool<R extends TileReader>(
         a.modules,
         signal,
       );
+      if (values === null) return false;
       if (values) assembly!.place(values, runLength, starts);
+      return true;
     },
     fill(box) {
       const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
@@ -566,7 +638,7 @@ export function get<
 export function get(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
   return naming(arr.path, async () => {
     checkSelection(selection, arr.shape.length);
-    concurrencyOf(options, DEFAULT_CONCURRENCY);
+    checkReadOptions(options, arr);
     const a = await coreAccess(arr);
     if (typeof a === "string" && (arr.dtype as string) === "float16") {
       // zarrita would fail inside (it makes a Float16Array the engine does not have).

@@ -96,7 +96,7 @@ const outputs = new Map<number, { out: TypedArray; fill: Uint8Array }>();
 function decode(job: JobMessage): ArrayBuffer | undefined {
   const Out = typedArrayNamed(job.type)!;
   const r = readerFor(job);
-  const stored = unpackAll(stagesFor(job), job.stored);
+  const stored = unpackAll(stagesFor(job), job.stored!);
   const output = job.output;
   const shared = output.to === "shared" ? new Out(output.buffer, output.offset) : outputs.get(output.read)?.out;
   if (shared) {
@@ -212,6 +212,58 @@ function shardOf(job: LayShardMessage): Uint8Array {
   return layShard(job.parts, job.shard, index && ((raw) => index.encode(raw)));
 }
 
+/** The fetches of jobs whose bytes this worker fetches (see `GetOptions.workerFetch`), by job: to stop on a "cancel". */
+const fetching = new Map<number, AbortController>();
+
+/**
+ * A chunk's stored bytes, fetched as zarrita's FetchStore reads them: 404 is a missing chunk
+ * (undefined), 200 or 206 its bytes, anything else STORE_FAILED; a range (within a shard) must
+ * come back whole (CHUNK_LENGTH).
+ */
+async function fetchStored(remote: NonNullable<JobMessage["remote"]>, signal: AbortSignal): Promise<Uint8Array | undefined> {
+  const { url, range, init } = remote;
+  const headers: Record<string, string> = { ...init.headers };
+  if (range) headers.Range = `bytes=${range.offset}-${range.offset + range.length - 1}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { ...(init as RequestInit), headers, signal });
+  } catch (e) {
+    if (e instanceof Error && e.name === "AbortError") throw e;
+    throw Object.assign(new Error(`the store failed on ${url}: ${e instanceof Error ? e.message : String(e)}`), { code: "STORE_FAILED" });
+  }
+  if (response.status === 404 && !range) return undefined;
+  if (response.status !== 200 && response.status !== 206 && response.status !== 404) {
+    throw Object.assign(new Error(`the store failed on ${url}: Unexpected response status ${response.status} ${response.statusText}`), { code: "STORE_FAILED" });
+  }
+  const bytes = response.status === 404 ? new Uint8Array(0) : new Uint8Array(await response.arrayBuffer());
+  if (range && bytes.length !== range.length) {
+    throw Object.assign(new Error(`the chunk has ${bytes.length} bytes, its shard index says ${range.length}`), { code: "CHUNK_LENGTH" });
+  }
+  return bytes;
+}
+
+/** A decode whose stored bytes this worker fetches first; it answers `missing` for a missing chunk. */
+async function fetchAndDecode(message: JobMessage): Promise<void> {
+  const controller = new AbortController();
+  fetching.set(message.job, controller);
+  const spare = message.box ? [message.box] : [];
+  try {
+    const stored = await fetchStored(message.remote!, controller.signal);
+    if (!stored) {
+      port.postMessage({ op: "answer", job: message.job, missing: true, spare }, spare);
+      return;
+    }
+    const buffer = decode({ ...message, stored });
+    // (The box buffer, unless the values went back in it.)
+    const unused = spare.filter((b) => b !== buffer);
+    port.postMessage({ op: "answer", job: message.job, buffer, spare: unused }, buffer ? [buffer, ...unused] : unused);
+  } catch (e) {
+    port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare }, spare);
+  } finally {
+    fetching.delete(message.job);
+  }
+}
+
 function errorOf(e: unknown): ErrorReply {
   if (e instanceof Error) return { message: e.message, name: e.name, code: (e as { code?: string }).code };
   return { message: String(e), name: "Error" };
@@ -253,10 +305,12 @@ function handle(message: ToWorker): void {
     }
     return;
   }
+  if (message.op === "cancel") return fetching.get(message.job)?.abort();
   if (message.op !== "decode") return assemble(message);
+  if (message.remote) return void fetchAndDecode(message);
   // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into,
   // and a box buffer this job did not use.
-  const spare = [message.stored.buffer as ArrayBuffer];
+  const spare = [message.stored!.buffer as ArrayBuffer];
   try {
     const buffer = decode(message);
     if (message.box && buffer !== message.box) spare.push(message.box);

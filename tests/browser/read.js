@@ -130,7 +130,12 @@ async function readManifestStores(dir, casesOf) {
     const root = zarr.root(new zarr.FetchStore(store(c)));
     const arr = await zarr.open(c.path ? root.resolve(c.path) : root, { kind: "array" });
     const read = c.decoded ? getDecoded : get;
-    for (const [how, options] of [["one thread", {}], ["pool", { pool }], ["pool, transferred", { pool, useSharedArrayBuffer: false }]]) {
+    const modes = [
+      ["one thread", {}], ["pool", { pool }], ["pool, transferred", { pool, useSharedArrayBuffer: false }],
+      // The workers fetching the chunks themselves (options.workerFetch).
+      ["pool, workers fetch", { pool, workerFetch: true }], ["pool, transferred, workers fetch", { pool, useSharedArrayBuffer: false, workerFetch: true }],
+    ];
+    for (const [how, options] of modes) {
       const got = await read(arr, null, options);
       if (hex(got.data) !== want) wrong.push(`${c.case} (${how})`);
     }

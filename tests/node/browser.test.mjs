@@ -244,7 +244,7 @@ test("browser, no bundler, worker pool: not isolated (results transferred) and c
   assert.deepEqual(consoleErrors, []);
 });
 
-test("browser, no bundler: zarr-python's compressed, sharded and v2 stores equal zarr-python's, one thread and pooled", async () => {
+test("browser, no bundler: zarr-python's compressed, sharded and v2 stores equal zarr-python's, one thread and pooled (the workers fetching too)", async () => {
   const manifest = JSON.parse(readFileSync(join(root, "tests/fixtures/stores/manifest.json"), "utf8"));
   // (Missing chunks are 404s, which Chromium logs; they read as the fill value.)
   const quiet = (page) => page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && consoleErrors.push(m.text()));
@@ -256,7 +256,7 @@ test("browser, no bundler: zarr-python's compressed, sharded and v2 stores equal
   assert.deepEqual(consoleErrors, []);
 });
 
-test("browser, no bundler: zarrs' reshape and rectilinear stores equal zarrs' reads, one thread and pooled", async () => {
+test("browser, no bundler: zarrs' reshape and rectilinear stores equal zarrs' reads, one thread and pooled (the workers fetching too)", async () => {
   const { cases } = JSON.parse(readFileSync(join(root, "tests/fixtures/extensions/manifest.json"), "utf8"));
   const quiet = (page) => page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && consoleErrors.push(m.text()));
   for (const isolate of ["", "&isolate=1"]) {

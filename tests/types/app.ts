@@ -38,6 +38,7 @@ import {
   scalarToJson,
   type Selection,
   set,
+  type WorkerFetchInit,
   setAtomic,
   type SetOptions,
   WorkerPool,
@@ -74,6 +75,10 @@ await set(arr, [1, 2, 3], 1.5);
 const out = new Float32Array(64);
 const options: GetOptions = { out, onProgress: () => {}, signal: AbortSignal.timeout(10_000) };
 const selection: Selection = [0, null, null];
+// The request options a pool's workers fetch chunks with.
+const requests: WorkerFetchInit = { headers: { authorization: "Bearer x" }, credentials: "include" };
+const remoteOptions: GetOptions = { pool: true, workerFetch: requests };
+void remoteOptions;
 const chunk: zarr.Chunk<"float32"> = await get(arr, selection, options);
 const plane: Float32Array = chunk.data;
 const one: number = await get(arr, [1, 2, 3]);
