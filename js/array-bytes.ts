@@ -6,6 +6,25 @@ import { cOrderStrides } from "./strides.js";
 interface ChunkMeta {
   dataType: string;
   shape: number[];
+  /** The array's codecs (zarrita passes them along). */
+  codecs?: { name: string; configuration?: unknown }[];
+}
+
+/**
+ * The shape of the chunk an array -> bytes codec receives: the chunk's, permuted by the
+ * `transpose` codecs before it (zarrita lays a transposed chunk's values out in the
+ * transpose's order but leaves its shape as it was: a codec that codes a chunk whole by its
+ * shape, as zfp does, must see the permuted one, as the spec and the package's own path do).
+ */
+export function receivedShape(meta: ChunkMeta): number[] {
+  let shape = meta.shape;
+  for (const codec of meta.codecs ?? []) {
+    if (codec.name !== "transpose") continue;
+    const given = (codec.configuration as { order?: unknown } | undefined)?.order;
+    const order = given === "F" ? shape.map((_, i) => shape.length - 1 - i) : Array.isArray(given) ? (given as number[]) : undefined;
+    if (order && order.length === shape.length) shape = order.map((d) => shape[d]);
+  }
+  return shape;
 }
 
 /** A whole-chunk module's codec class (crates/common.rs). */
@@ -23,7 +42,9 @@ export type ArrayBytesCodec = new (
 export function arrayToBytesEntry(Codec: ArrayBytesCodec) {
   return {
     fromConfig(config: unknown, meta: ChunkMeta) {
-      const inner = new Codec(JSON.stringify(config ?? null), meta.dataType, JSON.stringify(meta.shape));
+      const inner = new Codec(JSON.stringify(config ?? null), meta.dataType, JSON.stringify(receivedShape(meta)));
+      // (A transposed chunk's decoded values are in the transpose's order: zarrita's transpose
+      // gives them its strides.)
       const shape = meta.shape;
       const stride = cOrderStrides(shape);
       return {

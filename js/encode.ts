@@ -47,22 +47,58 @@ export interface ChunkInput {
   chunk?: { coords: number[]; shape: number[]; readerShape?: string };
 }
 
-/** A chunk's stored bytes, every codec of its chain applied. */
-export function encodeChunk(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput): Uint8Array {
-  const chunk = input.region ? merged(coder, steps, chunkShape, input) : input.values;
+/**
+ * A chunk's stored bytes, every codec of its chain applied; `order`, a `transpose`'s (stored
+ * dimension i is the chunk's dimension order[i]), has the values laid out in that order first.
+ */
+export function encodeChunk(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput, order?: readonly number[] | null): Uint8Array {
+  let chunk = input.region ? merged(coder, steps, chunkShape, input, order) : input.values;
+  if (order) chunk = gather(chunk, order.map((d) => chunkShape[d]), order.map((d) => cOrderStrides(chunkShape)[d]));
   let bytes = coder.writtenAsValues ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : coder.encodeChunk(chunk);
   for (const step of steps.encode) bytes = step.encode(bytes);
   return bytes;
 }
 
 /** The chunk's values with the box laid over its old values, or over the fill value. */
-function merged(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput): TypedArray {
+function merged(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput, order?: readonly number[] | null): TypedArray {
   const Ctor = input.values.constructor as TypedArrayCtor;
-  const chunk = input.stored
+  let chunk = input.stored
     ? (coder.decodeChunk(unpackAll(steps.decode, input.stored)) as TypedArray)
     : filled(Ctor, input.fill, chunkShape.reduce((a, b) => a * b, 1));
+  if (order && input.stored) {
+    // The old values, stored in the transpose's order, back in the chunk's C order.
+    const stored = cOrderStrides(order.map((d) => chunkShape[d]));
+    const strides = chunkShape.map((_, d) => stored[order.indexOf(d)]);
+    chunk = gather(chunk, chunkShape, strides);
+  }
   layBox(chunk, chunkShape, input.region!, input.values);
   return chunk;
+}
+
+/**
+ * A new array of `dims` (C order) whose element at index i is `src`'s at the sum of
+ * i_k * strides[k]: a permutation of `src`'s elements when `strides` are a permutation of C
+ * strides.
+ */
+function gather(src: TypedArray, dims: readonly number[], strides: readonly number[]): TypedArray {
+  const out = new (src.constructor as TypedArrayCtor)(src.length);
+  const n = dims.length;
+  if (n === 0 || out.length === 0) {
+    out.set(src as never);
+    return out;
+  }
+  const [width, step] = [dims[n - 1], strides[n - 1]];
+  const index = new Array<number>(n - 1).fill(0);
+  for (let dst = 0; dst < out.length; dst += width) {
+    let from = 0;
+    for (let k = 0; k < n - 1; k++) from += index[k] * strides[k];
+    for (let i = 0; i < width; i++) out[dst + i] = src[from + i * step];
+    for (let k = n - 2; k >= 0; k--) {
+      if (++index[k] < dims[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
 }
 
 /** Copies a box's values (its C order) into `chunk` at `region`, row by row. */

@@ -90,6 +90,8 @@ export interface EncodeJob {
   count: number;
   type: string;
   chunkShape: number[];
+  /** A `transpose`'s order: the chunk's values are laid out in it before they are encoded. */
+  order?: number[];
   /** For a rectilinear grid: the shape (JSON) of the reader that encodes this chunk (`chunkShape` is then its shape). */
   readerShape?: string;
   region?: Uint32Array;

@@ -185,6 +185,8 @@ export interface Layout {
   decoded_bytes: number | null;
   /** Whether `set` writes the array on the package's own path (else through zarr.set). */
   writes_here: boolean;
+  /** A `transpose`'s order (stored dimension i is dimension order[i]; an item's lanes last), or null. */
+  order: number[] | null;
   /** A rectilinear chunk grid's edges: per dimension, runs of [edge, count] (null for a regular grid). */
   edges: [number, number][][] | null;
   /** Sharding: the innermost chunks' shape, and each level's index, outermost first (nested sharding has several). */

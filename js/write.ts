@@ -386,7 +386,7 @@ async function onThisThread(a: Access): Promise<Encoder> {
     encode: async (input) => {
       // (A rectilinear grid's chunk with the reader of its shape.)
       const by = input.chunk ? (a.readerAt(input.chunk.coords).reader as unknown as ChunkCoder) : coder;
-      return throughRegistry(registry, await inTurn(() => encodeChunk(by, steps, input.chunk?.shape ?? a.chunkShape, input)));
+      return throughRegistry(registry, await inTurn(() => encodeChunk(by, steps, input.chunk?.shape ?? a.chunkShape, input, a.layout.order)));
     },
   };
 }
@@ -402,7 +402,7 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
   // copies of long rows on this thread, rather than one per chunk row by row), at most 16.
   const perRow = Math.max(1, Math.min(16, Math.floor((boxes * 8) / ahead / 4)));
   // What every job of this array says of it.
-  const array = { key: a.key, text: a.text, stages, compressor, type, chunkShape: a.chunkShape };
+  const array = { key: a.key, text: a.text, stages, compressor, type, chunkShape: a.chunkShape, order: a.layout.order ?? undefined };
   return {
     concurrency: ahead,
     buffer: (n) => pool.spareBuffer(n),

@@ -175,7 +175,7 @@ function encode(job: EncodeMessage): ArrayBuffer {
   const { coder, steps } = writerFor(job);
   const values = new (typedArrayNamed(job.type)!)(job.values, 0, job.count);
   const input = { values, region: job.region, stored: job.stored, fill: job.fill };
-  return ownBuffer(encodeChunk(coder, steps, job.chunkShape, input));
+  return ownBuffer(encodeChunk(coder, steps, job.chunkShape, input, job.order));
 }
 
 /**
@@ -196,7 +196,7 @@ function encodeRow(job: EncodeRowMessage): ArrayBuffer[] {
       }
     }
     try {
-      return ownBuffer(encodeChunk(coder, steps, job.chunkShape, { values, region: m.region, stored: m.stored, fill: job.fill }));
+      return ownBuffer(encodeChunk(coder, steps, job.chunkShape, { values, region: m.region, stored: m.stored, fill: job.fill }, job.order));
     } catch (e) {
       if (e instanceof Error && (e as { code?: string }).code) e.message = `chunk ${m.key}: ${e.message}`;
       throw e;

@@ -1111,9 +1111,11 @@ impl ArrayLayout {
         }
     }
 
-    /// Whether `set` writes the array on the package's own path: chunks in C order, and for a
-    /// zarr v2 array no filter that takes values but bitround (numcodecs encodes the others
-    /// with NumPy's rules, which `zarr.set` follows through zarrita).
+    /// Whether `set` writes the array on the package's own path: for a zarr v2 array no filter
+    /// that takes values but bitround and quantize (numcodecs encodes the others with NumPy's
+    /// rules, which `zarr.set` follows through zarrita); a `transpose` (or v2's order "F") only
+    /// before a serializer that lays values out elementwise (the write permutes each chunk's
+    /// values into the stored order, `order` in the JSON).
     pub fn writes_here(&self) -> bool {
         // (bitround and quantize are numcodecs' own rules, which their kernels here follow.)
         let numcodecs_rules = self.chain.array_codecs().iter().all(|c| {
@@ -1122,7 +1124,7 @@ impl ArrayLayout {
                 crate::codec::ArrayCodec::BitRound(_) | crate::codec::ArrayCodec::Quantize(_)
             )
         });
-        self.order.is_none() && (self.zarr_format == 3 || numcodecs_rules)
+        (self.order.is_none() || self.serializer.is_none()) && (self.zarr_format == 3 || numcodecs_rules)
     }
 
     /// The item size of what the (inner) chunk's bytes -> bytes codecs receive: the values
@@ -1239,6 +1241,13 @@ impl ArrayLayout {
                 },
             ),
             ("writes_here", Value::Bool(self.writes_here())),
+            // A transpose's order (stored dimension i is dimension order[i]), lanes included.
+            (
+                "order",
+                self.order.as_ref().map_or(Value::Null, |order| {
+                    Value::Array(order.iter().map(|&d| Value::from(d as u64)).collect())
+                }),
+            ),
             ("shard", shard),
             (
                 "edges",

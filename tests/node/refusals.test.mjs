@@ -245,7 +245,8 @@ test("a store's failure leaves open, get, getDecoded and set as STORE_FAILED, na
 });
 
 test("set with an aborted signal rejects with its reason and the store is unchanged, on the package's path and zarr.set's", async () => {
-  const chains = { own: PACKED, zarrita: [{ name: "transpose", configuration: { order: [1, 0] } }, ...PACKED] };
+  // (A transpose before zfp, which codes a chunk whole, is written by zarr.set.)
+  const chains = { own: PACKED, zarrita: [{ name: "transpose", configuration: { order: [1, 0] } }, { name: "zfp", configuration: { mode: "reversible" } }] };
   for (const [path, codecs] of Object.entries(chains)) {
     const store = storeOf(metaOf(codecs, { shape: [8, 8] }));
     const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import * as zarr from "zarrita";
-import { get, registerCodecs } from "zarr-wasm-codecs";
+import { get, registerCodecs, set } from "zarr-wasm-codecs";
 
 import { zfpChunkKey, zfpStore } from "../browser/zfp-store.js";
 
@@ -104,4 +104,38 @@ test("get of a truncated zfp chunk rejects with CHUNK_LENGTH; the module keeps w
   });
   const ok = await zfpArray(c, stream);
   assert.equal(hex((await get(ok.arr)).data), c.decoded);
+});
+
+test("a transpose before zfp: the stream is zfpy's of the transposed chunk, read so on both paths and written so by set", async () => {
+  // Each case's array (shape [r, c]) is the stored chunk of an array of shape [c, r] with
+  // transpose [1, 0]: zfpy's stream of the case's values is that array's chunk, and the array
+  // holds the case's decoded values transposed.
+  const ids = ["float64/fixed_precision=8/6x9/smooth", "int16/reversible/6x9/smooth", "float32/fixed_rate=8/6x9/smooth", "uint8/reversible/5x7/noise"];
+  for (const id of ids) {
+    const c = cases.find((x) => x.id === id);
+    assert.ok(c, id);
+    const [r, k] = c.shape;
+    const flipped = { ...c, shape: [k, r] };
+    const meta = JSON.parse(new TextDecoder().decode(zfpStore(flipped).get("/zarr.json")));
+    meta.codecs.unshift({ name: "transpose", configuration: { order: [1, 0] } });
+    const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta))], [zfpChunkKey(flipped), Buffer.from(c.stream, "hex")]]);
+    const arr = await zarr.open.v3(zarr.root(store), { kind: "array" });
+    const Ctor = { float64: Float64Array, float32: Float32Array, int16: Int16Array, uint8: Uint8Array }[c.data_type];
+    const typed = (h) => { const b = Buffer.from(h, "hex"); return new Ctor(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)); };
+    const transposed = (v) => Ctor.from({ length: v.length }, (_, n) => v[(n % r) * k + Math.floor(n / r)]);
+    const want = transposed(typed(c.decoded));
+    // The package's own path.
+    const own = await get(arr);
+    assert.deepEqual([...own.data], [...want], `${id}: get`);
+    // zarr.get, through zarrita's transpose and the package's zfp in its registry.
+    const z = await zarr.get(arr);
+    const at = (i, j) => z.data[i * z.stride[0] + j * z.stride[1]];
+    assert.deepEqual(Array.from({ length: k * r }, (_, n) => at(Math.floor(n / r), n % r)), [...want], `${id}: zarr.get`);
+    // set (which leaves a transpose before zfp to zarr.set) writes zfpy's stream of the
+    // case's values.
+    const into = new Map([["/zarr.json", store.get("/zarr.json")]]);
+    const target = await zarr.open.v3(zarr.root(into), { kind: "array" });
+    await set(target, null, { data: transposed(typed(c.values)), shape: [k, r], stride: [r, 1] });
+    assert.equal(Buffer.from(into.get(zfpChunkKey(flipped))).toString("hex"), c.stream, `${id}: set`);
+  }
 });

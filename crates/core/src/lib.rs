@@ -17,7 +17,7 @@ use zarr_wasm_codecs::layout::ChunkReader;
 mod common;
 use common::{
     js_error, layout_json, open_reader, parse_json, reader_of, to_typed_array, typed_array_bytes,
-    unsupported, Opened,
+    Opened,
 };
 
 /// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
@@ -245,15 +245,10 @@ impl ArrayReader {
         reader_of(&mut self.reader)
     }
 
-    /// The chain, for whole chunks: not for a transposed layout (those are written by zarr.set).
+    /// The chain, for whole chunks: their elements in the order they are stored, a
+    /// `transpose`'s where there is one (the write lays values out in it, the layout's `order`).
     fn whole_chunks(&mut self) -> Result<&Chain, JsValue> {
-        let layout = &self.inner()?.layout;
-        if layout.order.is_some() {
-            return Err(unsupported(
-                "a transposed chunk is not encoded or decoded whole here",
-            ));
-        }
-        Ok(&layout.chain)
+        Ok(&self.inner()?.layout.chain)
     }
 
     /// Shapes, chunk keys, bytes -> bytes codecs, shard index, fill bytes (JSON text).
@@ -307,15 +302,17 @@ impl ArrayReader {
         Ok(data_address(tile))
     }
 
-    /// A whole chunk's stored bytes (before bytes -> bytes codecs) -> a typed array.
+    /// A whole chunk's stored bytes (before bytes -> bytes codecs) -> a typed array, in the
+    /// order they are stored (see `whole_chunks`).
     #[wasm_bindgen(js_name = decodeChunk)]
     pub fn decode_chunk(&mut self, stored: &[u8]) -> Result<JsValue, JsValue> {
         let out = self.whole_chunks()?.decode(stored).map_err(js_error)?;
         Ok(to_typed_array(&out))
     }
 
-    /// A typed array of a whole chunk -> its stored bytes (before bytes -> bytes codecs).
-    /// Nothing is returned unless every element encodes.
+    /// A typed array of a whole chunk, in the order it is stored (see `whole_chunks`) -> its
+    /// stored bytes (before bytes -> bytes codecs). Nothing is returned unless every element
+    /// encodes.
     #[wasm_bindgen(js_name = encodeChunk)]
     pub fn encode_chunk(&mut self, values: &JsValue) -> Result<Vec<u8>, JsValue> {
         let chain = self.whole_chunks()?;
