@@ -1124,7 +1124,8 @@ impl ArrayLayout {
                 crate::codec::ArrayCodec::BitRound(_) | crate::codec::ArrayCodec::Quantize(_)
             )
         });
-        (self.order.is_none() || self.serializer.is_none()) && (self.zarr_format == 3 || numcodecs_rules)
+        (self.order.is_none() || self.serializer.is_none())
+            && (self.zarr_format == 3 || numcodecs_rules)
     }
 
     /// The item size of what the (inner) chunk's bytes -> bytes codecs receive: the values
