@@ -53,7 +53,10 @@ export interface ChunkInput {
  */
 export function encodeChunk(coder: ChunkCoder, steps: ChainSteps, chunkShape: number[], input: ChunkInput, order?: readonly number[] | null): Uint8Array {
   let chunk = input.region ? merged(coder, steps, chunkShape, input, order) : input.values;
-  if (order) chunk = gather(chunk, order.map((d) => chunkShape[d]), order.map((d) => cOrderStrides(chunkShape)[d]));
+  if (order) {
+    const strides = cOrderStrides(chunkShape);
+    chunk = gather(chunk, order.map((d) => chunkShape[d]), order.map((d) => strides[d]));
+  }
   let bytes = coder.writtenAsValues ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : coder.encodeChunk(chunk);
   for (const step of steps.encode) bytes = step.encode(bytes);
   return bytes;

@@ -93,10 +93,10 @@ const outputs = new Map<number, { out: TypedArray; fill: Uint8Array }>();
  * Decodes the box of one stored chunk and writes its values to the shared output or to an
  * output this worker assembles, or into a new buffer in the box's C order, which is returned.
  */
-function decode(job: JobMessage): ArrayBuffer | undefined {
+function decode(job: JobMessage, bytes: Uint8Array): ArrayBuffer | undefined {
   const Out = typedArrayNamed(job.type)!;
   const r = readerFor(job);
-  const stored = unpackAll(stagesFor(job), job.stored!);
+  const stored = unpackAll(stagesFor(job), bytes);
   const output = job.output;
   const shared = output.to === "shared" ? new Out(output.buffer, output.offset) : outputs.get(output.read)?.out;
   if (shared) {
@@ -247,20 +247,31 @@ async function fetchAndDecode(message: JobMessage): Promise<void> {
   const controller = new AbortController();
   fetching.set(message.job, controller);
   const spare = message.box ? [message.box] : [];
+  let stored: Uint8Array | undefined;
   try {
-    const stored = await fetchStored(message.remote!, controller.signal);
-    if (!stored) {
-      port.postMessage({ op: "answer", job: message.job, missing: true, spare }, spare);
-      return;
-    }
-    const buffer = decode({ ...message, stored });
-    // (The box buffer, unless the values went back in it.)
-    const unused = spare.filter((b) => b !== buffer);
-    port.postMessage({ op: "answer", job: message.job, buffer, spare: unused }, buffer ? [buffer, ...unused] : unused);
+    stored = await fetchStored(message.remote!, controller.signal);
   } catch (e) {
     port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare }, spare);
+    return;
   } finally {
     fetching.delete(message.job);
+  }
+  if (!stored) port.postMessage({ op: "answer", job: message.job, missing: true, spare }, spare);
+  else decodeAndAnswer(message, stored, []);
+}
+
+/**
+ * Decodes a job's box from `stored` and answers, giving back `back` (buffers the job brought,
+ * for later jobs) and the box buffer the main thread sent, unless the values went back in it.
+ */
+function decodeAndAnswer(message: JobMessage, stored: Uint8Array, back: ArrayBuffer[]): void {
+  try {
+    const buffer = decode(message, stored);
+    const spare = message.box && buffer !== message.box ? [...back, message.box] : back;
+    port.postMessage({ op: "answer", job: message.job, buffer, spare }, buffer ? [buffer, ...spare] : spare);
+  } catch (e) {
+    const spare = message.box ? [...back, message.box] : back;
+    port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare }, spare);
   }
 }
 
@@ -308,17 +319,8 @@ function handle(message: ToWorker): void {
   if (message.op === "cancel") return fetching.get(message.job)?.abort();
   if (message.op !== "decode") return assemble(message);
   if (message.remote) return void fetchAndDecode(message);
-  // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into,
-  // and a box buffer this job did not use.
-  const spare = [message.stored!.buffer as ArrayBuffer];
-  try {
-    const buffer = decode(message);
-    if (message.box && buffer !== message.box) spare.push(message.box);
-    port.postMessage({ op: "answer", job: message.job, buffer, spare }, buffer ? [buffer, ...spare] : spare);
-  } catch (e) {
-    if (message.box) spare.push(message.box);
-    port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare }, spare);
-  }
+  // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into.
+  decodeAndAnswer(message, message.stored!, [message.stored!.buffer as ArrayBuffer]);
 }
 
 if (isNode) {

@@ -174,14 +174,19 @@ test("a server error, a short range and a damaged chunk: errors with a code nami
     site.server.close();
   }
   // The pool still reads, the workers still fetching.
-  site = await serveFiles(files);
+  await readsAgain(c, files);
+});
+
+/** The pool reads `c` exactly again, the workers fetching, from `files` served anew. */
+async function readsAgain(c, files) {
+  const site = await serveFiles(files);
   try {
     const got = await get(await openOver(site.url, c), null, { pool, workerFetch: true });
-    assert.ok(bits(got.data).equals(expectedOf(c)));
+    assert.ok(bits(got.data).equals(expectedOf(c)), `${c.case}: read again`);
   } finally {
     site.server.close();
   }
-});
+}
 
 test("an abort rejects at once and stops the workers' fetches; the pool goes on", async () => {
   const c = manifest.find((m) => m.case === "v3_default");
@@ -204,13 +209,7 @@ test("an abort rejects at once and stops the workers' fetches; the pool goes on"
     for (const res of held) res.destroy();
     site.server.close();
   }
-  const again = await serveFiles(files);
-  try {
-    const got = await get(await openOver(again.url, c), null, { pool, workerFetch: true });
-    assert.ok(bits(got.data).equals(expectedOf(c)));
-  } finally {
-    again.server.close();
-  }
+  await readsAgain(c, files);
 });
 
 test("workerFetch a worker cannot honour is refused before any chunk is read (INVALID_ARGUMENT); without a pool it is not used", async () => {
