@@ -32,6 +32,8 @@ export const ERROR_CODES = [
   "INVALID_ARGUMENT",
   "INVALID_SELECTION",
   "TOO_LARGE",
+  // A chain a shader cannot decode (gpuDecoder).
+  "NOT_ON_GPU",
   // A store's own failure (a network error, a refused request), with the store's error as cause.
   "STORE_FAILED",
   // A failure no check foresaw (a bug, or a caller's callback throwing), the original as cause.

@@ -281,11 +281,15 @@ async function access<R extends TileReader>(
   make: (text: string, chunkShape?: string) => R,
   kind: "core" | "packing",
   bindings: object,
+  given?: string,
 ): Promise<ArrayAccess<R> | string> {
   const memory = memoryOf(bindings);
-  const found = await metadataText(arr);
-  if (found === undefined) return "no zarr.json or .zarray";
-  const text = found.text;
+  let text = given;
+  if (text === undefined) {
+    const found = await metadataText(arr);
+    if (found === undefined) return "no zarr.json or .zarray";
+    text = found.text;
+  }
   const reader = make(text);
   if (reader.fallback !== undefined) return reader.fallback;
   const layout = JSON.parse(reader.layoutJson) as Layout;
@@ -364,12 +368,12 @@ async function access<R extends TileReader>(
 }
 
 /** Whether the package can read the array's chunks from its store: a shard's need getRange. */
-function rangesFor(arr: Readable, a: ArrayAccess<TileReader>): boolean {
+export function rangesFor(arr: Readable, a: ArrayAccess<TileReader>): boolean {
   return !a.layout.shard || Boolean((arr.store as AnyStore).getRange);
 }
 
 /** Per-array access, built once (a failure is not kept). */
-function cached<R extends TileReader>(make: (arr: Readable) => Promise<ArrayAccess<R> | string>) {
+export function cached<R extends TileReader>(make: (arr: Readable) => Promise<ArrayAccess<R> | string>) {
   const cache = new WeakMap<object, Promise<ArrayAccess<R> | string>>();
   return (arr: Readable) => {
     let found = cache.get(arr);
@@ -382,10 +386,13 @@ function cached<R extends TileReader>(make: (arr: Readable) => Promise<ArrayAcce
   };
 }
 
-export const coreAccess = cached(async (arr) => {
+export const coreAccess = cached(async (arr) => coreAccessOf(arr));
+
+/** Access with the core's reader: to `arr`'s metadata, or to the metadata text `text` over its store. */
+export async function coreAccessOf(arr: Readable, text?: string) {
   const wasm: Bindings = await loadWasm();
-  return access(arr, (text, shape) => new wasm.ArrayReader(text, shape), "core", wasm);
-});
+  return access(arr, (t, shape) => new wasm.ArrayReader(t, shape), "core", wasm, text);
+}
 
 export const decodedAccess = cached(async (arr) => {
   const wasm: PackingBindings = await loadModule("packing");
@@ -432,7 +439,7 @@ interface Executor {
  * decoded by the reader a tile at a time and copied into place, on this thread or in the pool
  * `options` asks for; missing chunks take `fill` (one value of `Out`'s type, as bytes).
  */
-async function readInto<R extends TileReader>(
+export async function readInto<R extends TileReader>(
   arr: Readable,
   a: ArrayAccess<R>,
   selection: Selection,
@@ -621,7 +628,7 @@ export type GetResult<D extends zarr.DataType, Sel extends (number | zarr.Slice 
     : zarr.Scalar<D>;
 
 /** A zarr.get result: the chunk, or the one value when every dimension is an integer. */
-function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | number | bigint {
+export function result<T extends { data: TypedArray; shape: number[] }>(chunk: T): T | number | bigint {
   return chunk.shape.length === 0 ? (chunk.data[0] as number | bigint) : chunk;
 }
 

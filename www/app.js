@@ -2,8 +2,9 @@
 // drawn as a map, every stored form compared under the cursor, and the whole view's decode
 // time against zarrita's own codecs.
 import * as zarr from "zarrita";
-import { get, getDecoded, registerCodecs } from "zarr-wasm-codecs";
+import { errorCode, get, getDecoded, getStored, gpuDecoder, registerCodecs, webgl2Textures } from "zarr-wasm-codecs";
 import { COLORMAPS, colorOf } from "./colormap.js";
+import { drawFull, program } from "./gl.js";
 
 const DATA = new URL("./data/real/", import.meta.url);
 const FORMS = ["scale_offset", "cf", "uint8", "zfp", "pcodec", "original"];
@@ -104,19 +105,138 @@ function sizeCanvas(canvas, W, H) {
 const fmtLat = (v) => `${Math.abs(v)}°${v > 0 ? "N" : v < 0 ? "S" : ""}`;
 const fmtLon = (v) => `${Math.abs(v)}°${v > 0 ? "E" : v < 0 ? "W" : ""}`;
 
+/** Places the map (one pixel a cell, scaled up) and shows the canvas of `route`. */
+function placeMap(g, route) {
+  Object.assign($("map").style, { left: `${g.left}px`, top: `${g.top}px`, width: `${g.width}px`, height: `${g.height}px` });
+  $("map-cpu").hidden = route !== "cpu";
+  $("map-gpu").hidden = route !== "gpu";
+  $("map").dataset.route = route;
+}
+
+/** Draws `view` (get's Float64Array) on the CPU: each value's colour, into a 2-D canvas. */
 function drawMap(view) {
-  const ds = datasetOf(state.key);
   const v = variableOf(state.key);
-  const g = geometry(ds);
-  const map = $("map");
+  const g = geometry(datasetOf(state.key));
+  const map = $("map-cpu");
   map.width = g.nx;
   map.height = g.ny;
-  Object.assign(map.style, { left: `${g.left}px`, top: `${g.top}px`, width: `${g.width}px`, height: `${g.height}px` });
+  placeMap(g, "cpu");
   const image = map.getContext("2d").createImageData(g.nx, g.ny);
   const table = COLORMAPS[v.colormap];
   for (let i = 0; i < view.length; i++) image.data.set(colorOf(view[i], v.scale[0], v.scale[1], table), i * 4);
   map.getContext("2d").putImageData(image, 0, 0);
   drawOverlay();
+}
+
+// The packed forms (uint8, scale_offset int16) are drawn by the GPU: their stored values are
+// uploaded as they are (getStored) and the fragment shader decodes each with the code
+// gpuDecoder generates from the array's codecs, then colours it as colorOf does.
+const GPU_FORMS = new Set(["uint8", "scale_offset"]);
+let gpu;
+
+/** The map's WebGL2 context (null: none here), with each colour map as a texture. */
+function gpuContext() {
+  if (gpu !== undefined) return gpu;
+  const gl = $("map-gpu").getContext("webgl2", { preserveDrawingBuffer: true, premultipliedAlpha: false, antialias: false });
+  gpu = gl && { gl, programs: new Map(), colormaps: new Map() };
+  return gpu;
+}
+
+function colormapTexture(name) {
+  const { gl, colormaps } = gpu;
+  if (!colormaps.has(name)) {
+    const rgb = COLORMAPS[name];
+    const rgba = new Uint8Array(256 * 4);
+    for (let i = 0; i < 256; i++) rgba.set([rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], 255], i * 4);
+    const t = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, t);
+    for (const p of [gl.TEXTURE_MIN_FILTER, gl.TEXTURE_MAG_FILTER]) gl.texParameteri(gl.TEXTURE_2D, p, gl.NEAREST);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 256, 1, 0, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+    colormaps.set(name, t);
+  }
+  return colormaps.get(name);
+}
+
+/** The fragment shader: the generated decode, then the colour map (NaN transparent). */
+const mapShader = (decoder) => `#version 300 es
+precision highp float;
+precision highp int;
+${decoder.glsl}
+uniform highp sampler2D colormap;
+uniform highp float lo;
+uniform highp float hi;
+out highp vec4 color;
+void main() {
+  ivec2 size = textureSize(zarrStored, 0);
+  // The stored rows run north to south; the canvas's y runs up.
+  float v = zarrDecodeAt(ivec2(gl_FragCoord.x, float(size.y) - gl_FragCoord.y));
+  if ((floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u) {
+    color = vec4(0.0);
+    return;
+  }
+  float i = clamp(floor((v - lo) / (hi - lo) * 255.0 + 0.5), 0.0, 255.0);
+  color = texelFetch(colormap, ivec2(int(i), 0), 0);
+}`;
+
+/**
+ * Draws time step `t` of a packed form on the GPU; false where it cannot (no WebGL2, or a chain
+ * gpuDecoder refuses), and the map is drawn from get's values instead.
+ */
+async function drawOnGpu(key, form, t) {
+  if (!GPU_FORMS.has(form) || !gpuContext()) return false;
+  const arr = await openForm(key, form);
+  const id = `${key}/${form}`;
+  if (!gpu.programs.has(id)) {
+    const decoder = await gpuDecoder(arr).catch((e) => {
+      if (errorCode(e) === "NOT_ON_GPU") return null;
+      throw e;
+    });
+    gpu.programs.set(id, decoder && { decoder, program: program(gpu.gl, mapShader(decoder)) });
+  }
+  const made = gpu.programs.get(id);
+  if (!made) return false;
+  const stored = await getStored(arr, selectionOf(key, t));
+  return () => {
+    const { gl } = gpu;
+    const v = variableOf(key);
+    const g = geometry(datasetOf(key));
+    const canvas = $("map-gpu");
+    canvas.width = g.nx;
+    canvas.height = g.ny;
+    placeMap(g, "gpu");
+    gl.viewport(0, 0, g.nx, g.ny);
+    gl.useProgram(made.program);
+    const textures = webgl2Textures(gl, made.decoder, stored, { unit: 0, program: made.program });
+    gl.activeTexture(gl.TEXTURE2);
+    gl.bindTexture(gl.TEXTURE_2D, colormapTexture(v.colormap));
+    gl.uniform1i(gl.getUniformLocation(made.program, "colormap"), 2);
+    gl.uniform1f(gl.getUniformLocation(made.program, "lo"), v.scale[0]);
+    gl.uniform1f(gl.getUniformLocation(made.program, "hi"), v.scale[1]);
+    gl.clearColor(0, 0, 0, 0);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    drawFull(gl);
+    gl.deleteTexture(textures.stored);
+    gl.deleteTexture(textures.table);
+    const bytes = stored.data.byteLength;
+    $("route").textContent =
+      `Drawn by the GPU: the ${made.decoder.storedDataType} values as stored (${bytes.toLocaleString("en")} bytes, ` +
+      `${stored.data.BYTES_PER_ELEMENT} a value, against ${(4 * stored.data.length).toLocaleString("en")} as float32) ` +
+      "uploaded to a texture and decoded in the fragment shader by the code gpuDecoder generated from the array's " +
+      "codecs. The values under the cursor are get's, in float64.";
+    drawOverlay();
+    return { uploaded: bytes, values: stored.data.length };
+  };
+}
+
+/** The map's pixel for cell (i, j), from whichever canvas drew it: [r, g, b, a]. */
+function pixelAt(i, j) {
+  if ($("map").dataset.route === "gpu") {
+    const { gl } = gpu;
+    const out = new Uint8Array(4);
+    gl.readPixels(j, $("map-gpu").height - 1 - i, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, out);
+    return [...out];
+  }
+  return [...$("map-cpu").getContext("2d").getImageData(j, i, 1, 1).data];
 }
 
 /** Graticule, axes with degree labels, and the cursor's cell. */
@@ -396,7 +516,7 @@ async function show(key = state.key, form = state.form, t = state.t) {
   Object.assign(state, { key, form, t, views: null });
   showProbe();
   const views = {};
-  await Promise.all(FORMS.map(async (f) => { views[f] = await readView(key, f, t); }));
+  const [onGpu] = await Promise.all([drawOnGpu(key, form, t), ...FORMS.map(async (f) => { views[f] = await readView(key, f, t); })]);
   // A later call (the slider moved on) draws instead.
   if (call !== shown) return { key, form, t };
   state.views = views;
@@ -407,7 +527,13 @@ async function show(key = state.key, form = state.form, t = state.t) {
   document.querySelector(`input[name="var"][value="${key}"]`).checked = true;
   document.querySelector(`input[name="form"][value="${form}"]`).checked = true;
   $("time-label").textContent = ds.time[t];
-  drawMap(views[form]);
+  if (onGpu) state.drawn = onGpu();
+  else {
+    drawMap(views[form]);
+    state.drawn = null;
+    $("route").textContent = `Drawn from get's ${FORM_LABELS[form]} values, decoded to float64 by WebAssembly` +
+      (GPU_FORMS.has(form) ? " (this browser has no WebGL2)." : ".");
+  }
   drawLegend();
   showBytes();
   showProbe();
@@ -450,6 +576,11 @@ window.demo = {
   },
   readView,
   geometry: (key) => geometry(datasetOf(key)),
+  /** The map's pixel for cell (i, j), and which route drew it ("gpu" or "cpu"). */
+  pixel: (i, j) => pixelAt(i, j),
+  route: () => $("map").dataset.route,
+  /** The drawn map as a data URL. */
+  snapshot: () => $(`map-${$("map").dataset.route}`).toDataURL(),
   /** Puts the cursor on cell (i, j), as a mouse move there does. */
   point(i, j) {
     state.cursor = { i, j };

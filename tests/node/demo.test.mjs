@@ -82,8 +82,8 @@ test("every variable, form and time step decodes to the generator's reference va
   }
 });
 
-/** The map canvas's pixel for cell (i, j) (one pixel per cell). */
-const pixel = (i, j) => page.evaluate(([i, j]) => [...document.getElementById("map").getContext("2d").getImageData(j, i, 1, 1).data], [i, j]);
+/** The map's pixel for cell (i, j) (one pixel per cell), from the canvas that drew it. */
+const pixel = (i, j) => page.evaluate(([i, j]) => window.demo.pixel(i, j), [i, j]);
 
 test("an ocean cell has the colour map's colour for its value; a land cell is transparent over the hatching", async () => {
   for (const [key, form] of [["oisst/sst", "scale_offset"], ["oisst/anom", "cf"], ["bcsd/tas", "uint8"]]) {
@@ -100,6 +100,46 @@ test("an ocean cell has the colour map's colour for its value; a land cell is tr
   }
   // What shows through the transparent cells: the hatching.
   assert.match(await page.evaluate(() => getComputedStyle(document.getElementById("map")).backgroundImage), /repeating-linear-gradient/);
+});
+
+test("the uint8 and int16 forms are drawn by the GPU from their stored values, every cell the colour of get's value", async (t) => {
+  for (const [dataset, ds] of Object.entries(manifest.datasets)) {
+    for (const [name, v] of Object.entries(ds.variables)) {
+      const key = `${dataset}/${name}`;
+      for (const form of FORMS) {
+        await page.evaluate(([key, form]) => window.demo.show(key, form, 0), [key, form]);
+        await ready();
+        const route = await page.evaluate(() => window.demo.route());
+        assert.equal(route, form === "uint8" || form === "scale_offset" ? "gpu" : "cpu", `${key} ${form}`);
+        if (route !== "gpu") continue;
+        const { drawn, pixels, values, nx } = await page.evaluate(async ([key, form]) => {
+          const g = window.demo.geometry(key);
+          const pixels = [];
+          for (let i = 0; i < g.ny; i++) for (let j = 0; j < g.nx; j++) pixels.push(window.demo.pixel(i, j));
+          return { drawn: window.demo.state.drawn, pixels, values: [...(await window.demo.readView(key, form, 0))], nx: g.nx };
+        }, [key, form]);
+        // Uploaded: the stored bytes, 1 or 2 a value.
+        assert.equal(drawn.uploaded, drawn.values * (form === "uint8" ? 1 : 2));
+        assert.equal(drawn.values, values.length);
+        const [lo, hi] = v.scale;
+        let offByOne = 0;
+        for (const [k, value] of values.entries()) {
+          const want = colorOf(value, lo, hi, COLORMAPS[v.colormap]);
+          if (pixels[k].every((c, n) => c === want[n])) continue;
+          // A colour one step off only where the value sits on a boundary between two colours,
+          // which the shader's float32 arithmetic may put on the other side than float64.
+          const position = ((value - lo) / (hi - lo)) * 255;
+          assert.ok(Math.abs(position - Math.floor(position) - 0.5) < 1e-4, `${key} ${form} cell ${Math.floor(k / nx)},${k % nx}: ${pixels[k]} for ${value}, not ${want}`);
+          offByOne++;
+        }
+        t.diagnostic(`${key} ${form}: ${values.length} cells, ${offByOne} of them on a boundary between two colours and drawn in the other`);
+      }
+    }
+  }
+  assert.match(await page.textContent("#route"), /Drawn/);
+  await page.evaluate(() => window.demo.show("oisst/sst", "scale_offset", 0));
+  await ready();
+  assert.match(await page.textContent("#route"), /Drawn by the GPU: the int16 values as stored \(32,400 bytes, 2 a value, against 64,800 as float32\)/);
 });
 
 test("the cursor marks its cell and shows every form's value and error there", async () => {
@@ -122,7 +162,7 @@ test("the cursor marks its cell and shows every form's value and error there", a
 });
 
 test("the variable switch and the time slider change the picture", async () => {
-  const snapshot = () => page.evaluate(() => document.getElementById("map").toDataURL());
+  const snapshot = () => page.evaluate(() => window.demo.snapshot());
   const sst = await snapshot();
   await page.locator('input[name="var"][value="oisst/anom"]').check();
   await page.waitForFunction(() => window.demo.state.key === "oisst/anom" && document.body.dataset.state === "ready");

@@ -22,6 +22,16 @@ import {
   get,
   getDecoded,
   type GetOptions,
+  getStored,
+  type StoredChunk,
+  type StoredResult,
+  type GpuDecoder,
+  gpuDecoder,
+  type GpuDecoderOptions,
+  type GpuTextureFormat,
+  webgl2Textures,
+  type WebGPUResources,
+  webgpuResources,
   type GetResult,
   isCodecError,
   type LaneArrays,
@@ -103,6 +113,21 @@ const plan: PackingPlan = await planPacking(range, planOptions);
 const writeOptions: WritePackedOptions = { shape: [4, 4], target: "uint8" };
 const packed = await writePacked(zarr.root(new Map<string, Uint8Array>()).resolve("packed"), new Float64Array(16), writeOptions);
 const reopened = await open(packed.array.store);
+
+// Stored values, decoded on the GPU (the texture helpers only type-checked here).
+const stored: StoredChunk = await getStored(arr, [0, null, null]);
+const storedOne: StoredResult<[number, number, number]> = await getStored(arr, [0, 1, 2]);
+void storedOne;
+const decoderOptions: GpuDecoderOptions = { prefix: "t2m", group: 0, binding: 0 };
+const decoder: GpuDecoder = await gpuDecoder(arr, decoderOptions);
+const format: GpuTextureFormat = decoder.storedFormat;
+const glsl: string = decoder.glsl;
+const table: Float32Array = decoder.table;
+declare const gl: WebGL2RenderingContext;
+const makeTextures = () => webgl2Textures(gl, decoder, stored, { unit: 0 });
+declare const device: Parameters<typeof webgpuResources>[0];
+const makeResources = (): WebGPUResources => webgpuResources(device, decoder, stored, { binding: 0 });
+void [format, glsl, table, makeTextures, makeResources];
 
 // Errors carry a code.
 try {
