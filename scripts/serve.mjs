@@ -18,6 +18,8 @@ const TYPES = {
   ".json": "application/json",
   ".png": "image/png",
   ".wasm": "application/wasm",
+  ".md": "text/plain; charset=utf-8",
+  ".py": "text/plain; charset=utf-8",
 };
 
 /**

@@ -18,10 +18,31 @@ registerCodecs();
 const OURS = new Map(["scale_offset", "cast_value"].map((name) => [name, zarr.registry.get(name)]));
 
 const params = new URL(location.href).searchParams;
-const ROUNDS = Number(params.get("rounds") ?? 15);
+// Timing: rounds per form, and each side's window in ms (repeated reads until it is filled).
+const ROUNDS = Number(params.get("rounds") ?? 11);
+const WINDOW_MS = Number(params.get("window") ?? 15);
+
+/**
+ * What the page calls each variable, in units a reader expects; the file's own attributes are
+ * shown beside them (see `unitsNote`), with what is wrong or unclear in them said.
+ */
+const DISPLAY = {
+  "oisst/sst": { name: "Sea-surface temperature", units: "°C" },
+  "oisst/anom": { name: "Sea-surface temperature anomaly (from the daily climatology)", units: "°C" },
+  "oisst/ice": {
+    name: "Sea-ice concentration", units: "fraction of the cell (0–1)",
+    note: (v) => `The file's units attribute says "${v.units}", but its values run from 0 to 1: they are fractions of the cell, drawn and shown as such.`,
+  },
+  "bcsd/tas": { name: "Monthly mean air temperature", units: "°C" },
+  "bcsd/pr": {
+    name: "Monthly precipitation", units: "mm/month",
+    note: (v) => `The file's units attribute "${v.units}" means millimetres per month.`,
+  },
+};
 
 const $ = (id) => document.getElementById(id);
-const state = { key: "oisst/sst", form: "scale_offset", t: 0, views: null };
+// `times`: the time step last shown of each dataset, kept while another dataset is shown.
+const state = { key: "oisst/sst", form: "scale_offset", t: 0, show: "values", times: {}, views: null };
 let manifest;
 
 // ---------------------------------------------------------------------------------------------
@@ -81,7 +102,9 @@ function degreeTicks(lo, hi, n) {
 function geometry(ds) {
   const ny = ds.lat.length;
   const nx = ds.lon.length;
-  const cell = Math.max(3, Math.floor(Math.min(900 / nx, 460 / ny)));
+  // As wide as the page allows (up to 900 px; 48 px of labels on the left, 12 on the right).
+  const room = Math.min(900, contentWidth() - 60);
+  const cell = Math.max(1, Math.min(room / nx, 460 / ny));
   const dlat = Math.abs(ds.lat[0] - ds.lat[1]);
   const dlon = Math.abs(ds.lon[1] - ds.lon[0]);
   return {
@@ -89,6 +112,12 @@ function geometry(ds) {
     lat0: ds.lat[0] + dlat / 2, lat1: ds.lat[ny - 1] - dlat / 2,
     lon0: ds.lon[0] - dlon / 2, lon1: ds.lon[nx - 1] + dlon / 2,
   };
+}
+
+/** The width of the page's content (the body's, less its padding), in CSS pixels. */
+function contentWidth() {
+  const style = getComputedStyle(document.body);
+  return document.body.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
 }
 
 /** Sizes `canvas` to W x H CSS pixels at the screen's resolution; its context, in CSS pixels. */
@@ -113,17 +142,38 @@ function placeMap(g, route) {
   $("map").dataset.route = route;
 }
 
-/** Draws `view` (get's Float64Array) on the CPU: each value's colour, into a 2-D canvas. */
-function drawMap(view) {
-  const v = variableOf(state.key);
+/**
+ * What the map shows: the drawn form's values on the variable's fixed scale, or the form's
+ * difference from the original on a diverging scale symmetric about 0 that holds every
+ * difference (`lossless` when there is none).
+ */
+function picture(key, form, how, views) {
+  const v = variableOf(key);
+  if (how !== "difference") return { values: views[form], scale: v.scale, colormap: v.colormap, difference: false };
+  const values = views[form].map((x, k) => x - views.original[k]);
+  let most = 0;
+  for (const d of values) if (Number.isFinite(d)) most = Math.max(most, Math.abs(d));
+  const edge = most === 0 ? 1 : niceCeil(most);
+  return { values, scale: [-edge, edge], colormap: "diverging", difference: true, lossless: most === 0, most };
+}
+
+/** The smallest of 1, 2, 2.5 or 5 times a power of ten at or above `x` (> 0). */
+function niceCeil(x) {
+  const power = 10 ** Math.floor(Math.log10(x));
+  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= x);
+}
+
+/** Draws `pic` (values on the CPU: get's Float64Array, or differences): each value's colour, into a 2-D canvas. */
+function drawMap(pic) {
   const g = geometry(datasetOf(state.key));
   const map = $("map-cpu");
   map.width = g.nx;
   map.height = g.ny;
   placeMap(g, "cpu");
   const image = map.getContext("2d").createImageData(g.nx, g.ny);
-  const table = COLORMAPS[v.colormap];
-  for (let i = 0; i < view.length; i++) image.data.set(colorOf(view[i], v.scale[0], v.scale[1], table), i * 4);
+  const table = COLORMAPS[pic.colormap];
+  const [lo, hi] = pic.scale;
+  for (let i = 0; i < pic.values.length; i++) image.data.set(colorOf(pic.values[i], lo, hi, table), i * 4);
   map.getContext("2d").putImageData(image, 0, 0);
   drawOverlay();
 }
@@ -182,8 +232,8 @@ void main() {
  * Draws time step `t` of a packed form on the GPU; false where it cannot (no WebGL2, or a chain
  * gpuDecoder refuses), and the map is drawn from get's values instead.
  */
-async function drawOnGpu(key, form, t) {
-  if (!GPU_FORMS.has(form) || !gpuContext()) return false;
+async function drawOnGpu(key, form, t, how) {
+  if (how !== "values" || !GPU_FORMS.has(form) || !gpuContext()) return false;
   const arr = await openForm(key, form);
   const id = `${key}/${form}`;
   if (!gpu.programs.has(id)) {
@@ -206,7 +256,9 @@ async function drawOnGpu(key, form, t) {
     placeMap(g, "gpu");
     gl.viewport(0, 0, g.nx, g.ny);
     gl.useProgram(made.program);
-    const textures = webgl2Textures(gl, made.decoder, stored, { unit: 0, program: made.program });
+    // The table once per array; each draw uploads the stored values only.
+    const textures = webgl2Textures(gl, made.decoder, stored, { unit: 0, program: made.program, table: made.table });
+    made.table = textures.table;
     gl.activeTexture(gl.TEXTURE2);
     gl.bindTexture(gl.TEXTURE_2D, colormapTexture(v.colormap));
     gl.uniform1i(gl.getUniformLocation(made.program, "colormap"), 2);
@@ -216,7 +268,6 @@ async function drawOnGpu(key, form, t) {
     gl.clear(gl.COLOR_BUFFER_BIT);
     drawFull(gl);
     gl.deleteTexture(textures.stored);
-    gl.deleteTexture(textures.table);
     const bytes = stored.data.byteLength;
     $("route").textContent =
       `Drawn by the GPU: the ${made.decoder.storedDataType} values as stored (${bytes.toLocaleString("en")} bytes, ` +
@@ -283,14 +334,40 @@ function drawOverlay() {
   }
 }
 
-function drawLegend() {
+/** Values of `values` below and above [lo, hi] (NaN aside), and the extremes. */
+function outside(values, lo, hi) {
+  let below = 0;
+  let above = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of values) {
+    if (Number.isNaN(x)) continue;
+    if (x < lo) below++;
+    if (x > hi) above++;
+    min = Math.min(min, x);
+    max = Math.max(max, x);
+  }
+  return { below, above, min, max };
+}
+
+const fmtValue = (x) => (Math.abs(x) >= 100 ? x.toFixed(1) : x.toPrecision(3));
+
+/**
+ * The colour bar of `pic`, with an end arrow on each side some value of the view lies beyond
+ * (drawn in the end colour), and the names, units and counts beside it.
+ */
+function drawLegend(pic) {
   const v = variableOf(state.key);
-  const [lo, hi] = v.scale;
-  const W = 420;
+  const show = DISPLAY[state.key];
+  const [lo, hi] = pic.scale;
+  const W = Math.max(200, Math.min(440, contentWidth()));
   const ctx = sizeCanvas($("legend-axis"), W, 40);
-  const table = COLORMAPS[v.colormap];
-  const barX = 10;
-  const barW = W - 20;
+  const table = COLORMAPS[pic.colormap];
+  const { below, above, min, max } = outside(pic.values, lo, hi);
+  // Room at each end for an arrow and for the end ticks' labels.
+  const arrow = 12;
+  const barX = 22;
+  const barW = W - 2 * barX;
   for (let k = 0; k < barW; k++) {
     const [r, g, b] = colorOf(lo + ((hi - lo) * (k + 0.5)) / barW, lo, hi, table);
     ctx.fillStyle = `rgb(${r},${g},${b})`;
@@ -298,15 +375,50 @@ function drawLegend() {
   }
   ctx.strokeStyle = "#888";
   ctx.strokeRect(barX - 0.5, -0.5, barW + 1, 17);
+  const triangle = (x, dir, rgb) => {
+    ctx.beginPath();
+    ctx.moveTo(x, 0);
+    ctx.lineTo(x + dir * arrow, 8);
+    ctx.lineTo(x, 16);
+    ctx.closePath();
+    ctx.fillStyle = `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
+    ctx.fill();
+    ctx.stroke();
+  };
+  if (below) triangle(barX - 0.5, -1, table.slice(0, 3));
+  if (above) triangle(barX + barW + 0.5, 1, table.slice(765, 768));
+  $("legend").dataset.extend = below && above ? "both" : below ? "min" : above ? "max" : "none";
   ctx.fillStyle = "#333";
   ctx.font = "12px system-ui, sans-serif";
   ctx.textAlign = "center";
-  for (const t of niceTicks(lo, hi, 6)) {
+  const labels = [];
+  for (const t of niceTicks(lo, hi, W < 320 ? 4 : 6)) {
     const px = barX + ((t - lo) / (hi - lo)) * barW;
     ctx.fillRect(px - 0.5, 16, 1, 5);
     ctx.fillText(String(t), px, 34);
+    const half = ctx.measureText(String(t)).width / 2;
+    labels.push({ text: String(t), from: px - half, to: px + half });
   }
-  $("units").textContent = `${v.long_name} (${v.units})`;
+  // Where the labels fell, for the page's test: each inside the canvas.
+  state.legend = { width: W, labels };
+  const form = FORM_LABELS[state.form];
+  $("units").textContent = pic.difference
+    ? `${form} − float32 original (${show.units})`
+    : `${show.name} (${show.units})`;
+  $("scale-note").textContent = pic.difference
+    ? pic.lossless
+      ? "Lossless: every value equals the original's, so the whole map is the scale's middle colour."
+      : `Scale ±${pic.scale[1]}, holding every difference of this view (the largest is ${pic.most.toPrecision(3)} ${show.units}).`
+    : "Fixed scale: the same colours for every time step and every storage form.";
+  const parts = [];
+  const u = pic.difference || !show.units.startsWith("fraction") ? ` ${show.units}` : "";
+  if (below) parts.push(`${below} cell${below === 1 ? "" : "s"} below ${lo}${u} (down to ${fmtValue(min)}${u})`);
+  if (above) parts.push(`${above} cell${above === 1 ? "" : "s"} above ${hi}${u} (up to ${fmtValue(max)}${u})`);
+  $("clipped").textContent = parts.length
+    ? `Outside the scale: ${parts.join("; ")}, drawn in the end colour${parts.length > 1 ? "s" : ""} (the arrow${parts.length > 1 ? "s" : ""}).`
+    : "";
+  $("units-note").textContent = `The file's attributes: long_name "${v.long_name}", units "${v.units}".` +
+    (show.note ? ` ${show.note(v)}` : "");
   $("missing-label").textContent = state.key.startsWith("oisst")
     ? state.key.endsWith("ice") ? "missing: land, and open water with no ice" : "missing: land"
     : "missing: ocean (the data cover land)";
@@ -338,18 +450,23 @@ function fillTable(table, header, rows) {
 function showProbe() {
   const ds = datasetOf(state.key);
   const v = variableOf(state.key);
+  const units = DISPLAY[state.key].units;
+  const header = ["stored as", `value (${units})`, "− original"];
   if (!state.cursor || !state.views) {
+    // The rows are there before the cursor is: the panel keeps its height.
     $("where").textContent = state.views ? "Move the cursor over the map." : "Loading…";
-    fillTable($("probe"), null, []);
+    $("probe").dataset.cell = "none";
+    fillTable($("probe"), header, FORMS.map((form) => [FORM_LABELS[form], "—", form === "original" ? "" : "—"]));
     return;
   }
+  $("probe").dataset.cell = "shown";
   const { i, j } = state.cursor;
   const k = i * ds.lon.length + j;
   $("where").textContent = `${fmtLat(ds.lat[i])}, ${fmtLon(ds.lon[j])} (row ${i}, column ${j})` +
     (v.has_time ? `, ${ds.time[state.t]}` : "");
   const original = state.views.original[k];
   const fmt = (x) => (Number.isNaN(x) ? "missing" : x.toPrecision(7));
-  fillTable($("probe"), ["stored as", `value (${v.units})`, "− original"], FORMS.map((form) => {
+  fillTable($("probe"), header, FORMS.map((form) => {
     const x = state.views[form][k];
     const err = Number.isNaN(x) || Number.isNaN(original) ? (Number.isNaN(x) === Number.isNaN(original) ? "—" : "differs") : (x - original).toExponential(2);
     return [FORM_LABELS[form], fmt(x), form === "original" ? "" : err];
@@ -371,14 +488,65 @@ function onPointer(event) {
 // Sizes and timings
 // ---------------------------------------------------------------------------------------------
 
-function showBytes() {
+/** A form's codecs, from its zarr.json (names, with zfp's mode). */
+async function codecsOf(key, form) {
+  const arr = await openForm(key, form);
+  const text = new TextDecoder().decode(await arr.store.get(arr.resolve("zarr.json").path));
+  const meta = JSON.parse(text);
+  return meta.codecs.map((c) => (c.name === "zfp" ? `zfp (${c.configuration?.mode ?? "?"})` : c.name));
+}
+
+/** Codecs that only lay values out or change their type: a chain of only these is uncompressed. */
+const UNCOMPRESSED = new Set(["bytes", "scale_offset", "cast_value", "transpose"]);
+
+/** The largest and the RMS difference of `values` from `original` where both have a value, and the cells missing in one only. */
+function errorOf(values, original) {
+  let most = 0;
+  let sum = 0;
+  let n = 0;
+  let missing = 0;
+  for (let k = 0; k < values.length; k++) {
+    const [x, o] = [values[k], original[k]];
+    if (Number.isNaN(x) || Number.isNaN(o)) {
+      if (Number.isNaN(x) !== Number.isNaN(o)) missing++;
+      continue;
+    }
+    const d = x - o;
+    most = Math.max(most, Math.abs(d));
+    sum += d * d;
+    n++;
+  }
+  return { most, rms: n ? Math.sqrt(sum / n) : 0, missing };
+}
+
+/** Each form's size (the whole array) and error against the original (the view on the map). */
+function showBytes(codecs) {
   const v = variableOf(state.key);
+  const units = DISPLAY[state.key].units;
   const originalPerValue = v.forms.original.stored_bytes / v.forms.original.values;
-  fillTable($("bytes"), ["stored as", "bytes", "per value", "of the original"], FORMS.map((form) => {
+  const fmtErr = (x) => (x === 0 ? "0" : x.toPrecision(2));
+  const rows = FORMS.map((form, n) => {
     const f = v.forms[form];
     const per = f.stored_bytes / f.values;
-    return [FORM_LABELS[form], String(f.stored_bytes), per.toFixed(2), `${((100 * per) / originalPerValue).toFixed(0)}%`];
-  }));
+    const compressed = codecs[n].some((c) => !UNCOMPRESSED.has(c.replace(/ .*/, "")));
+    const e = form === "original" ? null : errorOf(state.views[form], state.views.original);
+    const exact = e && e.most === 0 && e.missing === 0;
+    return [
+      FORM_LABELS[form],
+      codecs[n].join(", ") + (form === "cf" ? " (scale_factor in the attributes)" : ""),
+      compressed ? "yes" : "no",
+      f.stored_bytes.toLocaleString("en"),
+      per.toFixed(2),
+      `${((100 * per) / originalPerValue).toFixed(0)}%`,
+      e ? (exact ? "lossless" : `${fmtErr(e.most)} / ${fmtErr(e.rms)}${e.missing ? `, ${e.missing} cells missing in one only` : ""}`) : "(the reference)",
+    ];
+  });
+  fillTable($("bytes"), ["stored as", "codecs", "compressed", "bytes", "per value", "of the original", `max / RMS error (${units})`], rows);
+  const bound = v.forms.uint8.plan?.max_abs_error;
+  $("bytes-note").textContent =
+    "Bytes are the whole array's, every time step; the errors are the view's on the map. " +
+    "The uint8, int16 and float32 forms store their values uncompressed; zfp (reversible) and pcodec compress them losslessly. " +
+    (bound === undefined ? "" : `planPacking bounds the uint8 form's error by ±${bound.toPrecision(3)} ${units}.`);
 }
 
 /** A form's chunks in memory (a Map store), so that the timings measure decoding, not HTTP. */
@@ -411,12 +579,12 @@ async function withBuiltinCodecs(store, selection) {
   }
 }
 
-/** Milliseconds per call of async `fn`: repeated for at least 5 ms (timers are coarse). */
+/** Milliseconds per call of async `fn`: repeated for at least WINDOW_MS (timers are coarse). */
 async function perCall(fn) {
   let calls = 0;
   const t0 = performance.now();
   let elapsed = 0;
-  while (elapsed < 5) {
+  while (elapsed < WINDOW_MS) {
     await fn();
     calls++;
     elapsed = performance.now() - t0;
@@ -481,78 +649,158 @@ async function timeView(key, t) {
   return { rows, values };
 }
 
-function showTiming({ rows, values }) {
-  const ms = (xs) => `${(quantile(xs, 0.5) * 1000).toFixed(0)} µs (${(quantile(xs, 0.25) * 1000).toFixed(0)}–${(quantile(xs, 0.75) * 1000).toFixed(0)})`;
-  fillTable($("timing"), ["stored as", "zarr-wasm-codecs", "zarrita's codecs", "ratio"], rows.map((r) => [
+/** The smallest step of this page's clock, in ms (browsers coarsen it: 0.1 ms unless isolated). */
+function timerStep() {
+  let step = Infinity;
+  let last = performance.now();
+  for (let ticks = 0, spins = 0; ticks < 20 && spins < 1e7; spins++) {
+    const now = performance.now();
+    if (now > last) {
+      step = Math.min(step, now - last);
+      last = now;
+      ticks++;
+    }
+  }
+  return step;
+}
+
+/** What each row's two sides run. */
+const COMPARES = {
+  scale_offset: "get / zarr.get with zarrita's scale_offset and cast_value",
+  uint8: "get / zarr.get with zarrita's scale_offset and cast_value",
+  cf: "getDecoded / zarr.get, then scale_factor and _FillValue in a JavaScript loop",
+  zfp: "get only: zarrita has no zfp codec",
+  pcodec: "get only: zarrita has no pcodec codec",
+  original: "get / zarr.get, the same bytes codec on both sides: the read paths' own costs",
+};
+
+/** Whether a side's figures spread too widely to trust (interquartile range over a quarter of the median). */
+const noisy = (xs) => (quantile(xs, 0.75) - quantile(xs, 0.25)) / quantile(xs, 0.5) > 0.25;
+
+/** Marks the timing table as measuring `key` at `t`: stale (dimmed, and said) if it shows another view. */
+function markTimingStale(key, t) {
+  if (ROUNDS <= 0) return;
+  const view = `${key}@${t}`;
+  const table = $("timing");
+  const other = table.rows.length > 0 && table.dataset.view !== view;
+  table.dataset.stale = String(other);
+  $("timing-state").textContent = other ? "(measuring this view; the figures below are the previous view's)" : "(measuring…)";
+}
+
+function showTiming({ rows, values, key, t, step }) {
+  const us = (x) => `${(x * 1000).toFixed(0)} µs`;
+  const n = (x) => (x * 1000).toFixed(0);
+  const ms = (xs) => `${us(quantile(xs, 0.5))} (${n(quantile(xs, 0.25))}–${n(quantile(xs, 0.75))})${noisy(xs) ? " noisy" : ""}`;
+  fillTable($("timing"), ["stored as", "what each side runs", "zarr-wasm-codecs", "zarrita", "zarrita ÷ ours"], rows.map((r) => [
     FORM_LABELS[r.form],
+    COMPARES[r.form],
     ms(r.ours),
-    r.theirs ? ms(r.theirs) : `— (zarrita has no ${r.form})`,
-    r.theirs ? `${(quantile(r.theirs, 0.5) / quantile(r.ours, 0.5)).toFixed(1)}×` : "",
+    r.theirs ? ms(r.theirs) : "—",
+    r.theirs ? `${(quantile(r.theirs, 0.5) / quantile(r.ours, 0.5)).toFixed(2)}×` : "",
   ]));
+  for (const cell of $("timing").querySelectorAll("td")) if (cell.textContent.endsWith(" noisy")) cell.classList.add("noisy");
+  $("timing").dataset.view = `${key}@${t}`;
+  $("timing").dataset.stale = "false";
+  $("timing-state").textContent = "";
   $("timing-note").textContent =
-    `The view (${values} values) read whole into typed arrays from the chunks held in memory: ` +
-    "get (getDecoded for CF) against zarr.get with zarrita's built-in scale_offset and cast_value " +
-    "(for CF, zarr.get then scale_factor and _FillValue applied in JavaScript; for the float32 " +
-    "original, both sides run zarrita's bytes codec; zarrita has no zfp or pcodec codec). Median " +
-    `over ${ROUNDS} rounds, interquartile range in brackets; each round times both sides, ` +
-    "alternating which goes first; a side's time is the mean of as many reads as fill 5 ms.";
+    `The view (${values} values) read whole into typed arrays from the chunks held in memory. ` +
+    "The last column is zarrita's time divided by this package's: above 1, this package is faster. " +
+    "On the float32 original both sides run the same codec (bytes), so the ratio shows the two read paths' " +
+    "own costs; at a few thousand values, this package's per-read cost (its plan, a turn of the event loop per " +
+    "chunk) is a visible share, as is getDecoded's reader setup on the CF form. " +
+    `Medians over ${ROUNDS} rounds, interquartile range in brackets; each round times both sides, alternating ` +
+    `which goes first; a side's time is the mean of as many reads as fill ${WINDOW_MS} ms, since this page's clock ` +
+    `steps by ${us(step)}. A figure whose quartiles spread by more than a quarter of its median is marked noisy.`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The page
 // ---------------------------------------------------------------------------------------------
 
-/** Shows time step `t` of variable `key` drawn from `form`. */
+/** Shows time step `t` (default: the dataset's last shown) of variable `key`, drawn from `form`, as values or as its difference from the original. */
 let shown = 0;
 
-async function show(key = state.key, form = state.form, t = state.t) {
+async function show(key = state.key, form = state.form, t = undefined, how = state.show) {
   const call = ++shown;
   document.body.dataset.state = "loading";
   const ds = datasetOf(key);
+  const dataset = key.split("/")[0];
   const v = variableOf(key);
-  t = v.has_time ? Math.min(t, ds.time.length - 1) : 0;
+  t = v.has_time ? Math.min(Math.max(0, t ?? state.times[dataset] ?? 0), ds.time.length - 1) : 0;
   // Another dataset is another grid: the cursor's row and column are not the same place.
   if (datasetOf(state.key) !== ds) state.cursor = null;
-  Object.assign(state, { key, form, t, views: null });
+  Object.assign(state, { key, form, t, show: how, views: null });
+  state.times[dataset] = t;
+  markTimingStale(key, t);
   showProbe();
   const views = {};
-  const [onGpu] = await Promise.all([drawOnGpu(key, form, t), ...FORMS.map(async (f) => { views[f] = await readView(key, f, t); })]);
+  const [onGpu, codecs] = await Promise.all([
+    drawOnGpu(key, form, t, how),
+    Promise.all(FORMS.map((f) => codecsOf(key, f))),
+    ...FORMS.map(async (f) => { views[f] = await readView(key, f, t); }),
+  ]);
   // A later call (the slider moved on) draws instead.
   if (call !== shown) return { key, form, t };
   state.views = views;
-  $("title").textContent = `${ds.title}: ${v.long_name}, ${ds.time[t]}`;
+  const drawn = how === "difference" ? `${FORM_LABELS[form]} − the float32 original` : `drawn from ${FORM_LABELS[form]}`;
+  $("title").textContent = `${ds.title}: ${DISPLAY[key].name}, ${ds.time[t]} — ${drawn}`;
   $("time").max = String(ds.time.length - 1);
   $("time").value = String(t);
   $("time").disabled = !v.has_time;
   document.querySelector(`input[name="var"][value="${key}"]`).checked = true;
   document.querySelector(`input[name="form"][value="${form}"]`).checked = true;
+  document.querySelector(`input[name="show"][value="${how}"]`).checked = true;
   $("time-label").textContent = ds.time[t];
+  state.pic = picture(key, form, how, views);
   if (onGpu) state.drawn = onGpu();
   else {
-    drawMap(views[form]);
+    drawMap(state.pic);
     state.drawn = null;
-    $("route").textContent = `Drawn from get's ${FORM_LABELS[form]} values, decoded to float64 by WebAssembly` +
-      (GPU_FORMS.has(form) ? " (this browser has no WebGL2)." : ".");
+    $("route").textContent = how === "difference"
+      ? `Drawn from get's values: the ${FORM_LABELS[form]} form's, less the original's, in float64.`
+      : `Drawn from get's ${FORM_LABELS[form]} values, decoded to float64 by WebAssembly` +
+        (GPU_FORMS.has(form) ? " (this browser has no WebGL2)." : ".");
   }
-  drawLegend();
-  showBytes();
+  drawLegend(state.pic);
+  showBytes(codecs);
   showProbe();
   document.body.dataset.state = "drawn";
-  if (ROUNDS > 0) showTiming(await timeView(key, t));
+  if (ROUNDS > 0) {
+    const timing = await timeView(key, t);
+    if (call !== shown) return { key, form, t };
+    showTiming({ ...timing, key, t, step: clockStep });
+  }
   document.body.dataset.state = "ready";
   return { key, form, t };
 }
 
+/** Lays the drawn map, its axes and its legend out again for the page's new width. */
+function relayout() {
+  if (!state.views || !state.pic) return;
+  placeMap(geometry(datasetOf(state.key)), $("map").dataset.route);
+  drawOverlay();
+  drawLegend(state.pic);
+}
+
+let clockStep;
+
 async function main() {
   manifest = await (await fetch(new URL("manifest.json", DATA))).json();
+  clockStep = timerStep();
+  fetch(new URL("../package.json", location.href)).then((r) => r.json()).then((p) => { $("version").textContent = p.version; })
+    .catch(() => { $("version").textContent = "(version not found)"; });
   for (const radio of document.querySelectorAll('input[name="var"]')) {
-    radio.addEventListener("change", (e) => show(e.target.value, state.form, state.t).catch(fail));
+    radio.addEventListener("change", (e) => show(e.target.value, state.form).catch(fail));
   }
   for (const radio of document.querySelectorAll('input[name="form"]')) {
     radio.addEventListener("change", (e) => show(state.key, e.target.value, state.t).catch(fail));
   }
+  for (const radio of document.querySelectorAll('input[name="show"]')) {
+    radio.addEventListener("change", (e) => show(state.key, state.form, state.t, e.target.value).catch(fail));
+  }
   $("time").addEventListener("input", (e) => show(state.key, state.form, Number(e.target.value)).catch(fail));
   $("map").addEventListener("mousemove", onPointer);
+  addEventListener("resize", relayout);
   return show();
 }
 
@@ -579,6 +827,7 @@ window.demo = {
   /** The map's pixel for cell (i, j), and which route drew it ("gpu" or "cpu"). */
   pixel: (i, j) => pixelAt(i, j),
   route: () => $("map").dataset.route,
+  legend: () => state.legend,
   /** The drawn map as a data URL. */
   snapshot: () => $(`map-${$("map").dataset.route}`).toDataURL(),
   /** Puts the cursor on cell (i, j), as a mouse move there does. */

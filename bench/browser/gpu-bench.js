@@ -11,6 +11,7 @@
 // before timing (once per array, as a viewer keeps them); their one-time cost is reported.
 import * as zarr from "zarrita";
 import { get, getStored, gpuDecoder, set, webgl2Textures } from "zarr-wasm-codecs";
+import { designField } from "/bench/util.mjs";
 import { drawFull, floatTexture, program } from "/www/gl.js";
 
 const COLOUR = `
@@ -46,21 +47,6 @@ uniform highp vec2 canvas;
 ${TEXEL}
 void main() { paint(texelFetch(field, texelOf(textureSize(field, 0), canvas), 0).r); }`;
 
-/** A smooth field with noise and a hole of NaN (as bench/util.mjs's design field), n x n. */
-function field(n) {
-  const data = new Float64Array(n * n);
-  const [ci, cj, r] = [(n * 75) / 128, (n * 175) / 512, (n * 75) / 512];
-  let seed = 1;
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      seed = (seed * 1103515245 + 12345) >>> 0;
-      const v = 2.75 + 12 * Math.sin(i / 97) * Math.cos(j / 131) + (seed / 2 ** 32 - 0.5) * 0.5;
-      data[i * n + j] = (i - ci) ** 2 + (j - cj) ** 2 < r ** 2 ? NaN : v;
-    }
-  }
-  return data;
-}
-
 /** A 4096 x 4096 array in memory, written by the package's set: uint8 or int16, zstd or not. */
 async function written(n, type, compressed) {
   const packed = type === "uint8"
@@ -80,7 +66,7 @@ async function written(n, type, compressed) {
   };
   const store = new Map([["/zarr.json", new TextEncoder().encode(JSON.stringify(meta))]]);
   const arr = await zarr.open(zarr.root(store), { kind: "array" });
-  await set(arr, null, { data: field(n), shape: [n, n], stride: [n, 1] });
+  await set(arr, null, { data: designField(n), shape: [n, n], stride: [n, 1] });
   return arr;
 }
 

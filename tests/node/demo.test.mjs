@@ -182,6 +182,9 @@ test("the variable switch and the time slider change the picture", async () => {
 });
 
 test("the readout describes the cell under the cursor of the map on screen, cleared or recomputed when the variable, time or form changes", async () => {
+  // The monthly fields at January, which the page keeps while OISST is shown.
+  await page.evaluate(() => window.demo.show("bcsd/pr", "scale_offset", 0));
+  await ready();
   await page.evaluate(() => window.demo.show("oisst/sst", "scale_offset", 0));
   await ready();
   const sst = manifest.datasets.oisst.variables.sst;
@@ -207,7 +210,8 @@ test("the readout describes the cell under the cursor of the map on screen, clea
   await page.waitForFunction(() => window.demo.state.key === "bcsd/pr" && document.body.dataset.state === "ready");
   assert.doesNotMatch(await page.textContent("#where"), /136°W|row 46/);
   assert.equal(await page.textContent("#where"), "Move the cursor over the map.");
-  assert.equal(await page.locator("#probe tr").count(), 0);
+  assert.equal(await page.getAttribute("#probe", "data-cell"), "none");
+  assert.ok((await page.locator("#probe tr").allTextContents()).slice(1).every((r) => r.includes("—") && !/\d\.\d/.test(r)));
 
   // The cursor on the new map: its cell, its units, its values.
   const pr = manifest.datasets.bcsd.variables.pr;
@@ -233,5 +237,234 @@ test("the readout describes the cell under the cursor of the map on screen, clea
   await page.locator('input[name="form"][value="zfp"]').check();
   await page.waitForFunction(() => window.demo.state.form === "zfp" && document.body.dataset.state === "ready");
   assert.deepEqual(await page.locator("#probe tr").allTextContents(), rowsSep);
+  assert.deepEqual(problems, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The page as a climate scientist reads it.
+// ---------------------------------------------------------------------------------------------
+
+/** The drawn form's values of a view, as the page reads them. */
+const viewOf = (key, form, t) => page.evaluate(([key, form, t]) => window.demo.readView(key, form, t).then((v) => [...v]), [key, form, t]);
+const showAndWait = async (key, form, t, how = "values") => {
+  await page.evaluate(([key, form, t, how]) => window.demo.show(key, form, t, how), [key, form, t, how]);
+  await ready();
+};
+const fmtValue = (x) => (Math.abs(x) >= 100 ? x.toFixed(1) : x.toPrecision(3));
+
+test("a clipped colour scale says so: end arrows, and how many cells lie beyond it and how far", async () => {
+  for (const [key, form, t, side, units] of [
+    ["bcsd/pr", "scale_offset", 8, "above", "mm/month"],
+    ["oisst/sst", "original", 0, "above", "°C"],
+    ["oisst/anom", "cf", 0, "below", "°C"],
+  ]) {
+    await showAndWait(key, form, t);
+    const [dataset, name] = key.split("/");
+    const [lo, hi] = manifest.datasets[dataset].variables[name].scale;
+    const values = (await viewOf(key, form, t)).filter((x) => !Number.isNaN(x));
+    const beyond = values.filter((x) => (side === "above" ? x > hi : x < lo));
+    const extreme = side === "above" ? Math.max(...values) : Math.min(...values);
+    assert.ok(beyond.length > 0, `${key}: some values beyond the scale`);
+    const extend = await page.getAttribute("#legend", "data-extend");
+    assert.ok(extend === "both" || extend === (side === "above" ? "max" : "min"), `${key}: ${extend}`);
+    const said = await page.textContent("#clipped");
+    const edge = side === "above" ? hi : lo;
+    const far = side === "above" ? "up to" : "down to";
+    assert.ok(said.includes(`${beyond.length} cells ${side} ${edge} ${units} (${far} ${fmtValue(extreme)} ${units})`), `${key}: ${said}`);
+  }
+  // Precipitation in September reaches 848 mm/month: 247 cells above the scale's 500.
+  await showAndWait("bcsd/pr", "original", 8);
+  assert.match(await page.textContent("#clipped"), /247 cells above 500 mm\/month \(up to 848\.5 mm\/month\)/);
+  // Sea ice fits its scale: no arrow, nothing said.
+  await showAndWait("oisst/ice", "original", 0);
+  assert.equal(await page.getAttribute("#legend", "data-extend"), "none");
+  assert.equal(await page.textContent("#clipped"), "");
+});
+
+test("units read as a scientist writes them; the file's own attributes are shown, and what is wrong in them said", async () => {
+  const expected = {
+    "oisst/sst": ["Sea-surface temperature (°C)", []],
+    "oisst/anom": ["Sea-surface temperature anomaly (from the daily climatology) (°C)", []],
+    "oisst/ice": ["Sea-ice concentration (fraction of the cell (0–1))", [/says "percent", but its values run from 0 to 1/]],
+    "bcsd/tas": ["Monthly mean air temperature (°C)", []],
+    "bcsd/pr": ["Monthly precipitation (mm/month)", [/"mm\/m" means millimetres per month/]],
+  };
+  for (const [key, [units, notes]] of Object.entries(expected)) {
+    await showAndWait(key, "scale_offset", 0);
+    const [dataset, name] = key.split("/");
+    const v = manifest.datasets[dataset].variables[name];
+    assert.equal(await page.textContent("#units"), units);
+    const note = await page.textContent("#units-note");
+    assert.ok(note.includes(`long_name "${v.long_name}", units "${v.units}"`), note);
+    for (const n of notes) assert.match(note, n);
+    // The raw attribute appears only in that note: not in the legend's label, the title or the readout.
+    for (const where of ["#units", "#title", "#probe"]) {
+      assert.ok(!(await page.textContent(where)).includes(`(${v.units})`), `${key} ${where}`);
+    }
+  }
+  // Sea ice's values are fractions, as the page says.
+  const ice = (await viewOf("oisst/ice", "original", 0)).filter((x) => !Number.isNaN(x));
+  assert.ok(Math.max(...ice) <= 1 && Math.min(...ice) >= 0);
+});
+
+test("each form is named where it is drawn; its difference from the original is a map of its own, and each form's error and compression are in the table", async (t) => {
+  const labels = { scale_offset: "scale_offset + cast_value int16", cf: "CF int16 (xarray)", uint8: "uint8 (planPacking)", zfp: "zfp reversible", pcodec: "pcodec (numcodecs)", original: "float32 original" };
+  const v = manifest.datasets.bcsd.variables.pr;
+  const original = await viewOf("bcsd/pr", "original", 8);
+  for (const form of FORMS) {
+    await showAndWait("bcsd/pr", form, 8);
+    assert.ok((await page.textContent("#title")).endsWith(`— drawn from ${labels[form]}`));
+    await showAndWait("bcsd/pr", form, 8, "difference");
+    assert.ok((await page.textContent("#title")).endsWith(`— ${labels[form]} − the float32 original`));
+    assert.equal(await page.evaluate(() => window.demo.route()), "cpu");
+    const values = await viewOf("bcsd/pr", form, 8);
+    let most = 0;
+    for (const [k, x] of values.entries()) if (!Number.isNaN(x) && !Number.isNaN(original[k])) most = Math.max(most, Math.abs(x - original[k]));
+    const note = await page.textContent("#scale-note");
+    if (most === 0) assert.match(note, /^Lossless/, form);
+    else assert.ok(note.includes(`the largest is ${most.toPrecision(3)} mm/month`), `${form}: ${note}`);
+    // Every difference is on the scale: no arrow.
+    assert.equal(await page.getAttribute("#legend", "data-extend"), "none", form);
+    t.diagnostic(`${form}: the largest difference in September is ${most} mm/month`);
+  }
+  await shot("difference-uint8");
+  // The table: codecs, whether compressed, and the error of the view.
+  await showAndWait("bcsd/pr", "uint8", 8);
+  const rows = (await page.locator("#bytes tr").evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent))));
+  assert.deepEqual(rows[0], ["stored as", "codecs", "compressed", "bytes", "per value", "of the original", "max / RMS error (mm/month)"]);
+  const byForm = Object.fromEntries(FORMS.map((f, n) => [f, rows[n + 1]]));
+  assert.deepEqual(FORMS.map((f) => byForm[f][2]), ["no", "no", "no", "yes", "yes", "no"]);
+  assert.equal(byForm.zfp[1], "zfp (reversible)");
+  for (const f of ["zfp", "pcodec"]) assert.equal(byForm[f][6], "lossless");
+  const uint8 = await viewOf("bcsd/pr", "uint8", 8);
+  let [most, sum, n] = [0, 0, 0];
+  for (const [k, x] of uint8.entries()) {
+    if (Number.isNaN(x) || Number.isNaN(original[k])) continue;
+    most = Math.max(most, Math.abs(x - original[k]));
+    sum += (x - original[k]) ** 2;
+    n++;
+  }
+  assert.equal(byForm.uint8[6], `${most.toPrecision(2)} / ${Math.sqrt(sum / n).toPrecision(2)}`);
+  assert.ok(most <= v.forms.uint8.plan.max_abs_error);
+  assert.ok((await page.textContent("#bytes-note")).includes(`±${v.forms.uint8.plan.max_abs_error.toPrecision(3)} mm/month`));
+});
+
+test("the timing table says which way its ratio runs and what each row compares, and is marked while it re-measures", async () => {
+  await showAndWait("oisst/sst", "scale_offset", 0);
+  assert.equal(await page.getAttribute("#timing", "data-stale"), "false");
+  assert.equal(await page.getAttribute("#timing", "data-view"), "oisst/sst@0");
+  // Another variable: at once the old figures are marked stale, until the new ones are in.
+  await page.locator('input[name="var"][value="bcsd/tas"]').check();
+  assert.equal(await page.getAttribute("#timing", "data-stale"), "true");
+  assert.match(await page.textContent("#timing-state"), /previous view's/);
+  assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById("timing")).opacity), "0.45");
+  await page.waitForFunction(() => window.demo.state.key === "bcsd/tas" && document.body.dataset.state === "ready");
+  assert.equal(await page.getAttribute("#timing", "data-stale"), "false");
+  assert.match(await page.getAttribute("#timing", "data-view"), /^bcsd\/tas@/);
+  assert.equal(await page.textContent("#timing-state"), "");
+  const rows = await page.locator("#timing tr").evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => ({ text: c.textContent, noisy: c.classList.contains("noisy") }))));
+  assert.deepEqual(rows[0].map((c) => c.text), ["stored as", "what each side runs", "zarr-wasm-codecs", "zarrita", "zarrita ÷ ours"]);
+  assert.match(await page.textContent("#timing-note"), /above 1, this package is faster/);
+  assert.match(await page.textContent("#timing-note"), /clock steps by \d+ µs/);
+  for (const row of rows.slice(1)) {
+    assert.match(row[1].text, /get|getDecoded/);
+    for (const cell of row.slice(2, 4)) {
+      const m = /^(\d+) µs \((\d+)–(\d+)\)( noisy)?$/.exec(cell.text);
+      if (cell.text === "—") continue;
+      assert.ok(m, cell.text);
+      const [median, q1, q3] = m.slice(1, 4).map(Number);
+      assert.ok(q1 <= median && median <= q3, cell.text);
+      // Marked noisy exactly when the quartiles spread by more than a quarter of the median (to the µs shown).
+      if (m[4]) assert.ok(cell.noisy && (q3 - q1 + 2) / median > 0.25, cell.text);
+      else assert.ok((q3 - q1 - 2) / median <= 0.25, cell.text);
+    }
+  }
+  const ratio = rows.find((r) => r[0].text.startsWith("float32"))[1].text;
+  assert.match(ratio, /same bytes codec on both sides/);
+});
+
+test("the page says how to use the package: install, a snippet, links, the data's sources and the version", async () => {
+  const use = await page.textContent("#use");
+  assert.match(use, /npm i zarr-wasm-codecs zarrita/);
+  assert.match(use, /registerCodecs\(\);/);
+  assert.match(use, /await get\(arr, \[0, null, null\]\)/);
+  assert.match(use, /gpuDecoder\(arr\)/);
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  assert.equal(await page.textContent("#version"), pkg.version);
+  const links = await page.locator("#use a, footer a").evaluateAll((as) => as.map((a) => a.href));
+  assert.ok(links.some((h) => h.endsWith("/README.md")) && links.some((h) => h.includes("npmjs.com/package/zarr-wasm-codecs")));
+  for (const local of links.filter((h) => h.startsWith("http://127.0.0.1"))) {
+    assert.equal(await page.evaluate((h) => fetch(h).then((r) => r.status), local), 200, local);
+  }
+  const footer = await page.textContent("footer");
+  for (const cited of [/Reynolds, R\. W\..*2007/s, /Maurer, E\. P\..*2002/s, /Pebesma, E\., 2018/, /public domain/]) assert.match(footer, cited);
+});
+
+test("at 420 x 800 the page fits: no sideways scroll, the whole map, labels inside the colour bar, a readout that keeps its place", async () => {
+  const narrow = await browser.newPage({ viewport: { width: 420, height: 800 } });
+  narrow.on("pageerror", (e) => problems.push(String(e)));
+  await narrow.goto(`http://127.0.0.1:${server.address().port}/www/?rounds=2`);
+  await narrow.evaluate(() => window.demo.ready);
+  for (const key of ["oisst/sst", "bcsd/pr"]) {
+    await narrow.evaluate((key) => window.demo.show(key, "scale_offset", 8), key);
+    await narrow.waitForSelector('body[data-state="ready"]');
+    assert.ok(await narrow.evaluate(() => document.scrollingElement.scrollWidth <= 420), `${key}: scrolls sideways`);
+    const map = await narrow.locator("#map").boundingBox();
+    assert.ok(map.x >= 0 && map.x + map.width <= 420, `${key}: map ${JSON.stringify(map)}`);
+    const legend = await narrow.evaluate(() => window.demo.legend());
+    for (const l of legend.labels) assert.ok(l.from >= 0 && l.to <= legend.width, `${key}: label ${l.text}`);
+    const bar = await narrow.locator("#legend-axis").boundingBox();
+    assert.ok(bar.x + bar.width <= 420);
+    // Each line of the legend's text holds more than a word.
+    const lines = await narrow.evaluate(() => {
+      const el = document.getElementById("units");
+      return el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight);
+    });
+    assert.ok(lines <= 2, `${key}: the legend's label runs over ${lines} lines`);
+  }
+  // The readout holds its rows before the cursor comes, and stays clear of the heading after it.
+  const before = await narrow.locator("#probe").boundingBox();
+  assert.equal(await narrow.locator("#probe tr").count(), FORMS.length + 1);
+  const g = await narrow.evaluate(() => window.demo.geometry("bcsd/pr"));
+  await narrow.locator("#map").scrollIntoViewIfNeeded();
+  const box = await narrow.locator("#map").boundingBox();
+  await narrow.mouse.move(box.x + 10.5 * g.cell, box.y + 10.5 * g.cell);
+  const after = await narrow.locator("#probe").boundingBox();
+  assert.equal(await narrow.getAttribute("#probe", "data-cell"), "shown");
+  assert.ok(Math.abs(after.height - before.height) <= 2, `${before.height} -> ${after.height}`);
+  const next = await narrow.locator("#probe").evaluate((el) => el.closest("section").nextElementSibling.querySelector("h2").getBoundingClientRect().top);
+  assert.ok(after.y + after.height <= next, "the readout runs into the next heading");
+  await narrow.screenshot({ path: join(root, "target/demo-narrow.png"), fullPage: true });
+  await narrow.close();
+});
+
+test("missing cells read apart from near-zero anomalies; the month stays chosen across a visit to OISST", async () => {
+  // The hatching's colours against the diverging map's middle colours (values near 0).
+  const hatch = await page.evaluate(() => getComputedStyle(document.querySelector(".hatched")).backgroundImage);
+  const colours = [...hatch.matchAll(/rgb\((\d+), (\d+), (\d+)\)/g)].map((m) => m.slice(1, 4).map(Number));
+  assert.equal(colours.length >= 2, true, hatch);
+  const middle = [127, 128].map((i) => [...COLORMAPS.diverging.slice(i * 3, i * 3 + 3)]);
+  const distance = (a, b) => Math.hypot(...a.map((x, k) => x - b[k]));
+  for (const c of middle) for (const h of colours) assert.ok(distance(c, h) > 25, `hatching ${h} against ${c}`);
+  // Its lines are darker than any colour a value takes.
+  const darkest = Math.min(...colours.map((c) => c[0] + c[1] + c[2]));
+  const table = COLORMAPS.diverging;
+  for (let i = 96; i < 160; i++) assert.ok(table[i * 3] + table[i * 3 + 1] + table[i * 3 + 2] > darkest + 60);
+
+  await showAndWait("bcsd/pr", "scale_offset", 5);
+  await page.locator('input[name="var"][value="oisst/sst"]').check();
+  await page.waitForFunction(() => window.demo.state.key === "oisst/sst" && document.body.dataset.state === "ready");
+  await page.locator('input[name="var"][value="bcsd/tas"]').check();
+  await page.waitForFunction(() => window.demo.state.key === "bcsd/tas" && document.body.dataset.state === "ready");
+  assert.equal(await page.evaluate(() => window.demo.state.t), 5);
+  assert.equal(await page.textContent("#time-label"), "1999-06");
+  assert.equal(await page.inputValue("#time"), "5");
+});
+
+test("screenshots of every variable", async () => {
+  for (const [key, t] of [["oisst/sst", 0], ["oisst/anom", 0], ["oisst/ice", 0], ["bcsd/tas", 6], ["bcsd/pr", 8]]) {
+    await showAndWait(key, "scale_offset", t);
+    await shot(key.replace("/", "-"));
+  }
   assert.deepEqual(problems, []);
 });
