@@ -297,8 +297,9 @@ const glConstant = (gl: GL, name: string) => (gl as unknown as Record<string, nu
  * nearest texels) on texture unit `unit`, and the table (R32F) on `unit + 1`: made here, or
  * `options.table` (the `table` a previous call gave for this decoder) bound again, as a viewer
  * drawing each time step of an array does, uploading only the stored values. Sets the program's
- * `<prefix>Stored` and `<prefix>Table` uniforms when `program` is given (and in use). The
- * caller deletes the textures it no longer draws with.
+ * `<prefix>Stored` and `<prefix>Table` uniforms when `program` is given (and in use). It leaves
+ * those units' textures bound and UNPACK_ALIGNMENT at 1 (rows of any width). The caller deletes
+ * the textures it no longer draws with.
  */
 export function webgl2Textures(
   gl: GL,

@@ -2,7 +2,8 @@
 // fixtures, the demo's fields, and stores with the codecs inside shards, after a transpose and
 // on a float32 array) reads as zarr-python reads the store's stored twin (the same chunks
 // without those codecs: tests/fixtures/stored/make.py), byte for byte, missing chunks
-// included: whole and in slices, one thread and pooled (shared and transferred), into `out`.
+// included: whole and in slices, one thread and pooled (shared and transferred), into `out`,
+// and over HTTP with the pool's workers fetching the chunks.
 // A chain without value codecs reads as get; bad options and selections are refused as get's.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { errorCode, get, getStored, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 
+import { serve } from "../../scripts/serve.mjs";
 import { everyOther, filesUnder, rejection } from "./files.mjs";
 
 registerCodecs();
@@ -71,6 +73,20 @@ for (const c of cases) {
     assert.equal(await getStored(arr, last), want[want.length - 1]);
   });
 }
+
+test("over HTTP, the pool's workers fetching the chunks: every case as zarr-python reads its twin", async () => {
+  const server = await serve(root);
+  try {
+    for (const c of cases) {
+      const store = new zarr.FetchStore(`http://127.0.0.1:${server.address().port}/${c.store}`);
+      const arr = await zarr.open(zarr.root(store), { kind: "array" });
+      const got = await getStored(arr, null, { pool, workerFetch: true });
+      assert.deepEqual(got.data, expected(c), c.case);
+    }
+  } finally {
+    server.close();
+  }
+});
 
 test("a chain without scale_offset or cast_value: getStored is get", async () => {
   const arr = await zarr.open(zarr.root(memoryStore("tests/fixtures/stores/v3_default.zarr")), { kind: "array" });
