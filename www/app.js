@@ -546,7 +546,10 @@ function showBytes(codecs) {
   $("bytes-note").textContent =
     "Bytes are the whole array's, every time step; the errors are the view's on the map. " +
     "The uint8, int16 and float32 forms store their values uncompressed; zfp (reversible) and pcodec compress them losslessly. " +
-    (bound === undefined ? "" : `planPacking bounds the uint8 form's error by ±${bound.toPrecision(3)} ${units}.`);
+    (bound === undefined ? "" : `planPacking bounds the uint8 form's error by ±${bound.toPrecision(3)} ${units}. `) +
+    (state.key.startsWith("oisst")
+      ? "The int16 forms hold the netCDF file's own integers: their differences from the float32 original (below 1e-6) are the original's float32 rounding of those integers × 0.01, not packing error."
+      : "");
 }
 
 /** A form's chunks in memory (a Map store), so that the timings measure decoding, not HTTP. */
