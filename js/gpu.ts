@@ -12,10 +12,9 @@
 import * as zarr from "zarrita";
 import { codedError, naming } from "./errors.js";
 import { exactJson, exactParse } from "./json.js";
-import { metadataText } from "./metadata.js";
 import { get } from "./read.js";
 import type { CodecMeta } from "./read.js";
-import { storedTwinOf } from "./stored.js";
+import { storedTwin } from "./stored.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 
@@ -135,10 +134,8 @@ export function gpuDecoder(arr: Readable, options: GpuDecoderOptions = {}): Prom
     for (const [name, v] of [["group", group], ["binding", binding]] as const) {
       if (!Number.isInteger(v) || v < 0) throw codedError("INVALID_ARGUMENT", `options.${name} must be an integer >= 0, got ${v}`);
     }
-    const found = await metadataText(arr);
-    if (!found) throw codedError("NOT_FOUND", "no zarr.json or .zarray");
-    const twin = found.zarrFormat === 3 ? await storedTwinOf(found.text) : undefined;
-    const meta = exactParse(found.text) as Record<string, unknown>;
+    // The twin get's stored reads use (undefined: no value codecs, the stored values are get's).
+    const twin = await storedTwin(arr);
     const dataType = twin?.dataType ?? String(arr.dtype);
     const storedType = twin?.storedDataType ?? String(arr.dtype);
     if (!DECODED.has(dataType)) throw refuse(`the array's data type ${dataType} is not decoded to float32 on the GPU`);
@@ -147,7 +144,7 @@ export function gpuDecoder(arr: Readable, options: GpuDecoderOptions = {}): Prom
       throw refuse(`its stored values are ${storedType}: a shader decodes stored values of 8 or 16 bits (from a table of each); 32 or 64 bits a value gain nothing over a float32 upload`);
     }
     const codecs = twin?.codecs ?? [];
-    const fillJson = twin?.fillJson ?? exactJson(found.zarrFormat === 3 ? meta.fill_value : arr.fillValue);
+    const fillJson = twin?.fillJson ?? exactJson(arr.fillValue);
     const storedFillJson = twin?.storedFillJson ?? fillJson;
     const table = await decodeTable(dataType, fillJson, codecs, storedType, stored);
     const storedFill = storedValueOf(storedFillJson, storedType);
@@ -185,11 +182,8 @@ async function decodeTable(dataType: string, fillJson: string, codecs: CodecMeta
     `"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[${n}]}},` +
     `"chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},"fill_value":${fillJson},` +
     `"codecs":${exactJson([...codecs, { name: "bytes", configuration: { endian: "little" } }])},"attributes":{}}`;
-  const little = new Uint8Array(values.buffer);
-  if (new Uint16Array(Uint8Array.of(1, 0).buffer)[0] !== 1) {
-    for (let i = 0; i < little.length; i += 2) [little[i], little[i + 1]] = [little[i + 1], little[i]];
-  }
-  const files = new Map<string, Uint8Array>([["/zarr.json", new TextEncoder().encode(metadata)], ["/c/0", little]]);
+  // Typed arrays are little-endian on every engine the package runs on (its read path relies on it too).
+  const files = new Map<string, Uint8Array>([["/zarr.json", new TextEncoder().encode(metadata)], ["/c/0", new Uint8Array(values.buffer)]]);
   const store = { get: async (key: string) => files.get(key) };
   const table = await zarr.open(zarr.root(store), { kind: "array" }).then((a) => get(a)).catch((e: unknown) => {
     throw refuse(`its codecs do not decode every stored ${storedType} value (${(e as Error).message})`);

@@ -10,10 +10,9 @@ import { loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { typedArrayFor } from "./place.js";
 import {
-  cached, checkReadOptions, type CodecMeta, coreAccessOf, type GetOptions, rangesFor, readInto, result,
+  cached, checkReadOptions, type CodecMeta, coreAccessOf, get, type GetOptions, rangesFor, readInto, result,
 } from "./read.js";
 import { checkSelection, type Selection } from "./select.js";
-import { get } from "./read.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 
@@ -59,7 +58,7 @@ type Json = Record<string, unknown>;
  * The stored twin of a zarr.json text, or undefined when its chain has no value codec before
  * anything but layout codecs (and sharding's inner chain), where stored values are `get`'s.
  */
-export async function storedTwinOf(text: string): Promise<StoredTwin | undefined> {
+async function storedTwinOf(text: string): Promise<StoredTwin | undefined> {
   const meta = exactParse(text) as Json;
   if (meta.zarr_format !== 3 || typeof meta.data_type !== "string" || !Array.isArray(meta.codecs)) return undefined;
   const dataType = meta.data_type;

@@ -4,7 +4,7 @@
 import * as zarr from "zarrita";
 import { errorCode, get, getDecoded, getStored, gpuDecoder, registerCodecs, webgl2Textures } from "zarr-wasm-codecs";
 import { COLORMAPS, colorOf } from "./colormap.js";
-import { drawFull, program } from "./gl.js";
+import { colormapTexture as mapTexture, drawFull, PAINT, program } from "./gl.js";
 
 const DATA = new URL("./data/real/", import.meta.url);
 const FORMS = ["scale_offset", "cf", "uint8", "zfp", "pcodec", "original"];
@@ -24,7 +24,7 @@ const WINDOW_MS = Number(params.get("window") ?? 15);
 
 /**
  * What the page calls each variable, in units a reader expects; the file's own attributes are
- * shown beside them (see `unitsNote`), with what is wrong or unclear in them said.
+ * shown beside them (the legend's #units-note), with what is wrong or unclear in them said.
  */
 const DISPLAY = {
   "oisst/sst": { name: "Sea-surface temperature", units: "°C" },
@@ -194,16 +194,7 @@ function gpuContext() {
 
 function colormapTexture(name) {
   const { gl, colormaps } = gpu;
-  if (!colormaps.has(name)) {
-    const rgb = COLORMAPS[name];
-    const rgba = new Uint8Array(256 * 4);
-    for (let i = 0; i < 256; i++) rgba.set([rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], 255], i * 4);
-    const t = gl.createTexture();
-    gl.bindTexture(gl.TEXTURE_2D, t);
-    for (const p of [gl.TEXTURE_MIN_FILTER, gl.TEXTURE_MAG_FILTER]) gl.texParameteri(gl.TEXTURE_2D, p, gl.NEAREST);
-    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 256, 1, 0, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
-    colormaps.set(name, t);
-  }
+  if (!colormaps.has(name)) colormaps.set(name, mapTexture(gl, COLORMAPS[name]));
   return colormaps.get(name);
 }
 
@@ -212,20 +203,11 @@ const mapShader = (decoder) => `#version 300 es
 precision highp float;
 precision highp int;
 ${decoder.glsl}
-uniform highp sampler2D colormap;
-uniform highp float lo;
-uniform highp float hi;
-out highp vec4 color;
+${PAINT}
 void main() {
   ivec2 size = textureSize(zarrStored, 0);
   // The stored rows run north to south; the canvas's y runs up.
-  float v = zarrDecodeAt(ivec2(gl_FragCoord.x, float(size.y) - gl_FragCoord.y));
-  if ((floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u) {
-    color = vec4(0.0);
-    return;
-  }
-  float i = clamp(floor((v - lo) / (hi - lo) * 255.0 + 0.5), 0.0, 255.0);
-  color = texelFetch(colormap, ivec2(int(i), 0), 0);
+  paint(zarrDecodeAt(ivec2(gl_FragCoord.x, float(size.y) - gl_FragCoord.y)));
 }`;
 
 /**
@@ -488,12 +470,18 @@ function onPointer(event) {
 // Sizes and timings
 // ---------------------------------------------------------------------------------------------
 
-/** A form's codecs, from its zarr.json (names, with zfp's mode). */
-async function codecsOf(key, form) {
-  const arr = await openForm(key, form);
-  const text = new TextDecoder().decode(await arr.store.get(arr.resolve("zarr.json").path));
-  const meta = JSON.parse(text);
-  return meta.codecs.map((c) => (c.name === "zfp" ? `zfp (${c.configuration?.mode ?? "?"})` : c.name));
+const codecLists = new Map();
+
+/** A form's codecs, from its zarr.json (names, with zfp's mode), read once. */
+function codecsOf(key, form) {
+  const id = `${key}/${form}`;
+  if (!codecLists.has(id)) {
+    codecLists.set(id, openForm(key, form).then(async (arr) => {
+      const meta = JSON.parse(new TextDecoder().decode(await arr.store.get(arr.resolve("zarr.json").path)));
+      return meta.codecs.map((c) => (c.name === "zfp" ? `zfp (${c.configuration?.mode ?? "?"})` : c.name));
+    }));
+  }
+  return codecLists.get(id);
 }
 
 /** Codecs that only lay values out or change their type: a chain of only these is uncompressed. */

@@ -12,17 +12,8 @@
 import * as zarr from "zarrita";
 import { get, getStored, gpuDecoder, set, webgl2Textures } from "zarr-wasm-codecs";
 import { designField } from "/bench/util.mjs";
-import { drawFull, floatTexture, program } from "/www/gl.js";
-
-const COLOUR = `
-uniform highp sampler2D colormap;
-uniform highp float lo;
-uniform highp float hi;
-out highp vec4 color;
-void paint(float v) {
-  if ((floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u) { color = vec4(0.0); return; }
-  color = texelFetch(colormap, ivec2(int(clamp(floor((v - lo) / (hi - lo) * 255.0 + 0.5), 0.0, 255.0)), 0), 0);
-}`;
+import { COLORMAP } from "/www/colormap.js";
+import { colormapTexture, drawFull, floatTexture, PAINT, program } from "/www/gl.js";
 
 /** Texel of the field under this fragment, the canvas showing the whole field. */
 const TEXEL = `ivec2 texelOf(ivec2 size, vec2 canvas) {
@@ -33,7 +24,7 @@ const storedShader = (decoder) => `#version 300 es
 precision highp float;
 precision highp int;
 ${decoder.glsl}
-${COLOUR}
+${PAINT}
 uniform highp vec2 canvas;
 ${TEXEL}
 void main() { paint(zarrDecodeAt(texelOf(textureSize(zarrStored, 0), canvas))); }`;
@@ -42,7 +33,7 @@ const floatShader = `#version 300 es
 precision highp float;
 precision highp int;
 uniform highp sampler2D field;
-${COLOUR}
+${PAINT}
 uniform highp vec2 canvas;
 ${TEXEL}
 void main() { paint(texelFetch(field, texelOf(textureSize(field, 0), canvas), 0).r); }`;
@@ -99,10 +90,7 @@ export async function bench({ rounds = 15, big = 4096 } = {}) {
   const canvas = document.createElement("canvas");
   document.body.append(canvas);
   const gl = canvas.getContext("webgl2", { preserveDrawingBuffer: false, antialias: false });
-  const colormap = gl.createTexture();
-  gl.bindTexture(gl.TEXTURE_2D, colormap);
-  const rgba = new Uint8Array(256 * 4).map((_, i) => (i % 4 === 3 ? 255 : (i >> 2) & 255));
-  gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 256, 1, 0, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+  const colormap = colormapTexture(gl, COLORMAP);
   const fields = [];
   for (const [name, path, sel, scale] of [
     ["OISST SST int16 (90 x 180)", "oisst/sst/scale_offset.zarr", null, [-2, 32]],

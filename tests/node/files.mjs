@@ -1,7 +1,7 @@
 // Helpers the Node tests share (not a test file itself).
 import assert from "node:assert/strict";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 
 /** Every file below `dir`, as paths. */
 export function filesUnder(dir) {
@@ -9,6 +9,16 @@ export function filesUnder(dir) {
     const path = join(dir, entry);
     return statSync(path).isDirectory() ? filesUnder(path) : [path];
   });
+}
+
+/**
+ * A store directory held in memory, as zarrita reads a store: `get` by key ("/zarr.json",
+ * "/c/0/0"), and `getRange` (offset and length, or a suffix) for sharded arrays.
+ */
+export function memoryStore(dir) {
+  const files = new Map(filesUnder(dir).map((p) => ["/" + relative(dir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
+  const range = (b, r) => ("suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length));
+  return { get: async (k) => files.get(k), getRange: async (k, r) => (files.has(k) ? range(files.get(k), r) : undefined) };
 }
 
 /** The error `f` rejects with (fails the test if it does not reject). */

@@ -5,7 +5,7 @@
 // (tests/browser/gpu-check.js), with a control that the comparison sees a wrong table.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -14,20 +14,15 @@ import { errorCode, get, getStored, gpuDecoder, registerCodecs, webgl2Textures, 
 
 import { serve } from "../../scripts/serve.mjs";
 import { launchChromium } from "./chromium.mjs";
-import { filesUnder, rejection } from "./files.mjs";
+import { memoryStore, rejection } from "./files.mjs";
 
 registerCodecs();
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const { cases } = JSON.parse(readFileSync(join(root, "tests/fixtures/stored/manifest.json"), "utf8"));
 
-function open(path) {
-  const base = join(root, path);
-  const files = new Map(filesUnder(base).map((p) => ["/" + relative(base, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
-  const range = (b, r) => ("suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length));
-  const store = { get: async (k) => files.get(k), getRange: async (k, r) => (files.has(k) ? range(files.get(k), r) : undefined) };
-  return zarr.open(zarr.root(store), { kind: "array" });
-}
+/** An array of the repository's stores, read from memory. */
+const open = (path) => zarr.open(zarr.root(memoryStore(join(root, path))), { kind: "array" });
 
 /** An in-memory array of this metadata, no chunk stored. */
 function metadataOnly(meta) {

@@ -21,13 +21,9 @@ const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 /** A fixture store (zarr-python's) in memory, and its array. */
 async function fixture(name) {
   const c = manifest.find((m) => m.case === name);
-  const { filesUnder } = await import("./files.mjs");
-  const { relative, sep } = await import("node:path");
-  const root = join(dir, c.store);
-  const files = new Map(filesUnder(root).map((p) => ["/" + relative(root, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
-  const range = (b, r) => ("suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length));
-  const store = { get: async (k) => files.get(k), getRange: async (k, r) => files.has(k) ? range(files.get(k), r) : undefined };
-  return { c, files, arr: await zarr.open(c.path ? zarr.root(store).resolve(c.path) : zarr.root(store), { kind: "array" }) };
+  const { memoryStore } = await import("./files.mjs");
+  const store = memoryStore(join(dir, c.store));
+  return { c, arr: await zarr.open(c.path ? zarr.root(store).resolve(c.path) : zarr.root(store), { kind: "array" }) };
 }
 
 const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);

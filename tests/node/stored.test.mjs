@@ -7,7 +7,7 @@
 // A chain without value codecs reads as get; bad options and selections are refused as get's.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -15,7 +15,7 @@ import * as zarr from "zarrita";
 import { errorCode, get, getStored, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 
 import { serve } from "../../scripts/serve.mjs";
-import { everyOther, filesUnder, rejection } from "./files.mjs";
+import { everyOther, memoryStore as memoryStoreOf, rejection } from "./files.mjs";
 
 registerCodecs();
 
@@ -27,13 +27,8 @@ after(() => pool.terminate());
 
 const TYPED = { int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array };
 
-/** A store in memory, with getRange (sharded stores need it). */
-function memoryStore(path) {
-  const base = join(root, path);
-  const files = new Map(filesUnder(base).map((p) => ["/" + relative(base, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
-  const range = (b, r) => ("suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length));
-  return { get: async (k) => files.get(k), getRange: async (k, r) => (files.has(k) ? range(files.get(k), r) : undefined) };
-}
+/** A store of the repository's, in memory. */
+const memoryStore = (path) => memoryStoreOf(join(root, path));
 
 function expected(c) {
   const bytes = readFileSync(join(dir, c.expected));
