@@ -166,6 +166,8 @@ export type { WorkerFetchInit } from "./fetch.js";
 export { set } from "./write.js";
 export type { ChunkValue, SetOptions } from "./write.js";
 export { open } from "./open.js";
+export { withWasmCodecs } from "./extension.js";
+export type { WasmCodecsOptions } from "./extension.js";
 export { dataType, registerDataType } from "./data-types.js";
 export { dataTypeOf } from "./open.js";
 export type { DataType, DataTypeDefinition, DataTypeInfo, LaneArrays, LaneType } from "./data-types.js";

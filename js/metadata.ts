@@ -16,6 +16,17 @@ export interface MetadataText {
   zarrFormat: 2 | 3;
 }
 
+const OWN = Symbol.for("zarr-wasm-codecs.own-read");
+
+/**
+ * The request options of the package's own reads of metadata files: the package's store
+ * extension (js/extension.ts) checks the metadata zarr.open reads, and lets these through.
+ */
+export const OWN_READ = { [OWN]: true };
+
+/** Whether a store request's options are those of the package's own metadata reads. */
+export const ownRead = (options: unknown): boolean => (options as Record<symbol, unknown> | null | undefined)?.[OWN] === true;
+
 /** The exact metadata text of a zarrita array; undefined when it has neither file. */
 const texts = new WeakMap<object, Promise<MetadataText | undefined>>();
 
@@ -32,7 +43,7 @@ async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<Meta
   const store = arr.store as AnyStore;
   const read = async (name: string) => {
     const key = arr.resolve(name).path;
-    const bytes = await fromStore(key, () => store.get(key));
+    const bytes = await fromStore(key, () => store.get(key, OWN_READ));
     return bytes && new TextDecoder().decode(bytes);
   };
   const v3 = await read("zarr.json");

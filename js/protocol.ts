@@ -43,9 +43,13 @@ export interface Job {
 /**
  * Where a decoded box's values go: into the read's shared output (its buffer, and where in
  * it the output begins, in bytes); into the output a worker assembles for the read (see
- * `WorkerPool.assemble`), or, from any other worker, back in a buffer for it.
+ * `WorkerPool.assemble`), or, from any other worker, back in a buffer for it; or ("back")
+ * back in a buffer, in the box's C order, for the main thread.
  */
-export type Output = { to: "shared"; buffer: SharedArrayBuffer; offset: number } | { to: "assembly"; read: number };
+export type Output =
+  | { to: "shared"; buffer: SharedArrayBuffer; offset: number }
+  | { to: "assembly"; read: number }
+  | { to: "back" };
 
 /** A job as posted: with the id its reply names. */
 export interface JobMessage extends Job {

@@ -24,7 +24,7 @@ import {
   type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
-import type { ModuleKind } from "./protocol.js";
+import type { Job, ModuleKind, Output } from "./protocol.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, rectilinearAxis, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
@@ -447,15 +447,54 @@ export async function readInto<R extends TileReader>(
   Out: TypedArrayCtor,
   fill: Uint8Array,
 ) {
+  options.signal?.throwIfAborted();
+  return readPlan(arr, a, planSelection(selection, a.layout.shape, a.chunkShape, a.layout.edges), options, Out, fill);
+}
+
+/** A limiter of fetches (see `limiter`). */
+export type Limiter = ReturnType<typeof limiter>;
+
+/**
+ * How `readPlan` reads: `paced`, the limiter its fetches wait in (shared by several reads; by
+ * default one of the read's own); `whole`, that the output is one chunk of zarrita's grid
+ * (see js/extension.ts): where the plan's boxes do not cover it (an edge chunk), the rest
+ * holds the fill value, and with a pool where no shared output is asked for or can be had
+ * (pages that are not cross-origin isolated) the worker's buffer of values comes back to be
+ * the output itself; `storeKeeps`, see below.
+ */
+export interface ReadHow {
+  paced?: Limiter;
+  whole?: boolean;
+  /**
+   * The store may keep the bytes it answers even where it is zarrita's FetchStore (an extension
+   * around it may cache them): a worker gets a copy, never the store's buffer.
+   */
+  storeKeeps?: boolean;
+}
+
+/** Reads the boxes of `plan` (see `readInto`). */
+export async function readPlan<R extends TileReader>(
+  arr: Readable,
+  a: ArrayAccess<R>,
+  plan: Plan,
+  options: GetOptions,
+  Out: TypedArrayCtor,
+  fill: Uint8Array,
+  how: ReadHow = {},
+) {
   const pool = poolOf(options);
   const signal = options.signal;
   signal?.throwIfAborted();
-  const plan = planSelection(selection, a.layout.shape, a.chunkShape, a.layout.edges);
   const asked = pool && workerFetchOf(options, arr.store);
-  const run = pool ? await inPool(pool, a, plan, options, Out, fill) : onThisThread(a, plan, options, Out, fill);
+  const back = pool && how.whole && !(options.useSharedArrayBuffer ?? sharedMemory());
+  const run = back
+    ? inPoolBack(pool, a, plan, options, Out, fill)
+    : pool
+      ? await inPool(pool, a, plan, options, Out, fill, how.whole)
+      : onThisThread(a, plan, options, Out, fill, how.whole);
   const remote = asked ? chunkRemote(arr, a, asked.root, asked.init) : undefined;
   const fetchChunk: (coords: number[]) => Promise<Fetched> = remote ?? chunkFetcher(arr, a, options);
-  const paced = limiter(concurrencyOf(options, run.concurrency));
+  const paced = how.paced ?? limiter(concurrencyOf(options, run.concurrency));
   const placed = progress(options, plan.boxes.length);
   const fetched = async (box: Box): Promise<Fetched> => {
     // An aborted read fetches and decodes nothing more.
@@ -467,7 +506,7 @@ export async function readInto<R extends TileReader>(
   const settle = async (box: Box, { key, bytes, owned, remote }: Fetched) => {
     if (remote) await namingChunk(key, async () => (await run.place(box, { remote })) || run.fill(box));
     else if (!bytes) await run.fill(box);
-    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true }));
+    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true && !how.storeKeeps }));
     placed();
   };
   try {
@@ -496,14 +535,20 @@ function onThisThread<R extends TileReader>(
   options: GetOptions,
   Out: TypedArrayCtor,
   fill: Uint8Array,
+  whole = false,
 ): Executor {
   const out = options.out ? checkOut(options.out, Out, plan.size) : allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+  if (whole) fillPadding(plan, out, fill);
   const signal = options.signal;
+  // A chunk of zarrita's grid is decoded at once, not in turn: zarr.get copies its values into
+  // its own output as soon as it has them, which costs half as much again when other chunks'
+  // decodes (inTurn's next pieces) have come between and pushed them out of the cache.
+  const turn = whole ? async <T>(work: () => T) => work() : inTurn;
   return {
     concurrency: DEFAULT_CONCURRENCY,
     holdsPlace: false,
     place: (box, stored) =>
-      inTurn(() => {
+      turn(() => {
         signal?.throwIfAborted();
         if (!("bytes" in stored)) throw codedError("INTERNAL", "a chunk to fetch in a worker, with no pool");
         // Unpacked and placed with nothing awaited between: the view is of wasm memory.
@@ -511,13 +556,22 @@ function onThisThread<R extends TileReader>(
         return true;
       }),
     fill: (box) =>
-      inTurn(() => {
+      turn(() => {
         signal?.throwIfAborted();
         fillRuns(fill, runsOf(plan, box, out));
       }),
     finish: async () => out,
     abort: () => {},
   };
+}
+
+/**
+ * Where the boxes of a chunk's plan leave part of its output uncovered (an edge chunk reaches
+ * past the array), fills all of `out` with the fill value first, as zarrita gives it.
+ */
+function fillPadding(plan: Plan, out: TypedArray, fill: Uint8Array): void {
+  const covered = plan.boxes.reduce((n, box) => n + box.pieces.reduce((m, p) => m * p.count, 1), 0);
+  if (covered < plan.size) fillRuns(fill, { out, runLength: plan.size, starts: Float64Array.of(0) });
 }
 
 /** `out` if it is an `Out` of `length` values; refused otherwise (before anything is read). */
@@ -553,6 +607,7 @@ async function inPool<R extends TileReader>(
   options: GetOptions,
   Out: TypedArrayCtor,
   fill: Uint8Array,
+  whole = false,
 ): Promise<Executor> {
   const shared = options.useSharedArrayBuffer ?? sharedMemory();
   if (shared && !sharedMemory()) {
@@ -574,6 +629,7 @@ async function inPool<R extends TileReader>(
     buffer = allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new SharedArrayBuffer(bytes));
   }
   const out = buffer ? (given?.buffer === buffer ? given : new Out(buffer, at, plan.size)) : undefined;
+  if (whole && out) fillPadding(plan, out, fill);
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
   const signal = options.signal;
   return {
@@ -581,23 +637,8 @@ async function inPool<R extends TileReader>(
     holdsPlace: true,
     async place(box, source) {
       const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
-      const values = await pool.run(
-        {
-          kind: a.kind,
-          key: a.key,
-          text: a.text,
-          chunkShape: a.readerAt(box.coords).chunkShape,
-          stages: a.stages.map((s) => s.spec),
-          ...("bytes" in source ? { stored: source.bytes, owned: source.owned } : { remote: source.remote, owned: false }),
-          region: regionOf(box),
-          type: Out.name,
-          output: buffer ? { to: "shared", buffer, offset: at } : { to: "assembly", read: assembly!.read },
-          runLength,
-          starts,
-        },
-        a.modules,
-        signal,
-      );
+      const output: Output = buffer ? { to: "shared", buffer, offset: at } : { to: "assembly", read: assembly!.read };
+      const values = await pool.run(decodeJob(a, box, source, Out, output, runLength, starts), a.modules, signal);
       if (values === null) return false;
       if (values) assembly!.place(values, runLength, starts);
       return true;
@@ -615,6 +656,82 @@ async function inPool<R extends TileReader>(
     },
     abort: () => assembly?.abort(),
   };
+}
+
+/** A pool job decoding `box` of a chunk, its stored bytes or where a worker fetches them given, its values going to `output`. */
+function decodeJob<R extends TileReader>(
+  a: ArrayAccess<R>,
+  box: Box,
+  source: { bytes: Uint8Array; owned: boolean } | { remote: Remote },
+  Out: TypedArrayCtor,
+  output: Output,
+  runLength: number,
+  starts: Float64Array,
+): Job {
+  return {
+    kind: a.kind,
+    key: a.key,
+    text: a.text,
+    chunkShape: a.readerAt(box.coords).chunkShape,
+    stages: a.stages.map((s) => s.spec),
+    ...("bytes" in source ? { stored: source.bytes, owned: source.owned } : { remote: source.remote, owned: false }),
+    region: regionOf(box),
+    type: Out.name,
+    output,
+    runLength,
+    starts,
+  };
+}
+
+/**
+ * The pool's executor for one chunk of zarrita's grid read with no shared output (see
+ * `ReadHow.whole`): each box's values come back from its worker in a buffer of their own.
+ * A box that is the whole output (the usual chunk) is handed back as it came, with nothing
+ * copied here; the boxes of an edge chunk or of several inner chunks are copied into place.
+ */
+function inPoolBack<R extends TileReader>(
+  pool: WorkerPool,
+  a: ArrayAccess<R>,
+  plan: Plan,
+  options: GetOptions,
+  Out: TypedArrayCtor,
+  fill: Uint8Array,
+): Executor {
+  let whole: TypedArray | undefined;
+  let out: TypedArray | undefined;
+  const output = () => {
+    if (!out) {
+      out = allocate(plan.size, Out.BYTES_PER_ELEMENT, () => new Out(plan.size));
+      fillPadding(plan, out, fill);
+    }
+    return out;
+  };
+  return {
+    concurrency: DEFAULT_CONCURRENCY,
+    holdsPlace: true,
+    async place(box, source) {
+      const { runLength, starts } = runsOf(plan, box, new Out(0));
+      const values = await pool.run(decodeJob(a, box, source, Out, { to: "back" }, runLength, starts), a.modules, options.signal);
+      if (values === null) return false;
+      const n = runLength * starts.length;
+      if (n === plan.size) whole = new Out(values!, 0, n);
+      else boxInto(new Out(values!, 0, n), { out: output(), runLength, starts });
+      return true;
+    },
+    fill(box) {
+      const { runLength, starts } = runsOf(plan, box, new Out(0));
+      fillRuns(fill, { out: output(), runLength, starts });
+    },
+    finish: async () => whole ?? output(),
+    abort: () => {},
+  };
+}
+
+/** Copies a box's values (in its C order) into the runs of an output. */
+function boxInto(values: TypedArray, to: Runs): void {
+  for (let r = 0; r < to.starts.length; r++) {
+    to.out.set(values.subarray(r * to.runLength, (r + 1) * to.runLength) as never, to.starts[r]);
+  }
 }
 
 /**

@@ -98,7 +98,7 @@ function decode(job: JobMessage, bytes: Uint8Array): ArrayBuffer | undefined {
   const r = readerFor(job);
   const stored = unpackAll(stagesFor(job), bytes);
   const output = job.output;
-  const shared = output.to === "shared" ? new Out(output.buffer, output.offset) : outputs.get(output.read)?.out;
+  const shared = output.to === "shared" ? new Out(output.buffer, output.offset) : output.to === "assembly" ? outputs.get(output.read)?.out : undefined;
   if (shared) {
     placeChunk(r, memories[job.kind]!, stored, job.region, Out, { out: shared, runLength: job.runLength, starts: job.starts });
     return undefined;

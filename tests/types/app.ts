@@ -48,6 +48,8 @@ import {
   scalarToJson,
   type Selection,
   set,
+  type WasmCodecsOptions,
+  withWasmCodecs,
   type WorkerFetchInit,
   setAtomic,
   type SetOptions,
@@ -156,10 +158,16 @@ const rgb: DataTypeDefinition<"uint16"> = {
 };
 await registerDataType(rgb);
 
+// An app that calls zarrita itself: the store wrapped, and zarr.get reads on the package's path.
+const wrapOptions: WasmCodecsOptions = { pool: true, concurrency: 16 };
+const wrapped = withWasmCodecs(new zarr.FetchStore("https://example.com/data.zarr"), wrapOptions);
+const viaZarrita = await zarr.open(zarr.root(wrapped), { kind: "array" });
+const viewed = await zarr.get(viaZarrita, null);
+
 // The low-level pieces.
 const wasm = await loadWasm();
 const zfp = await loadZfp();
 const chain = await createChain({ data_type: "float64", codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
 const json: string = scalarToJson(1n);
 
-export { bits, chain, codes, floats, info, json, names, one, plan, plane, pooled, shape, shared, strip, wasm, zfp };
+export { bits, chain, viewed, codes, floats, info, json, names, one, plan, plane, pooled, shape, shared, strip, wasm, zfp };

@@ -1,0 +1,86 @@
+// A real viewer from npm, @carbonplan/zarr-layer (a MapLibre custom layer that reads through
+// zarrita), rendering a store, bundled by tests/node/viewer.test.mjs. `?store=URL&variable=NAME`
+// and `mode=`: "registry" hands the layer zarrita's FetchStore after registerCodecs(); "wrapped"
+// hands it the same store wrapped by withWasmCodecs with the default pool. When the layer has
+// loaded and the map is idle, the page answers `__result`: the canvas's pixels (a PNG data URL),
+// the layer's value queries at `points`, and the longest main-thread task while it loaded (the
+// largest gap between turns of a message loop, and the longest "longtask" entry).
+import { ZarrLayer } from "@carbonplan/zarr-layer";
+import * as maplibregl from "maplibre-gl";
+import * as zarr from "zarrita";
+import { registerCodecs, withWasmCodecs } from "zarr-wasm-codecs";
+
+const params = new URLSearchParams(location.search);
+const mode = params.get("mode");
+const variable = params.get("variable");
+const url = new URL(params.get("store"), location.href).href;
+const points = JSON.parse(params.get("points"));
+
+// The main thread's longest task while the layer loads: gaps between turns of a message loop.
+let longest = 0;
+let probing = true;
+let last = performance.now();
+const channel = new MessageChannel();
+channel.port1.onmessage = () => {
+  const now = performance.now();
+  longest = Math.max(longest, now - last);
+  last = now;
+  if (probing) channel.port2.postMessage(null);
+};
+const longTasks = [];
+new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: "longtask", buffered: true });
+
+try {
+  let store = new zarr.FetchStore(url);
+  if (mode === "wrapped") store = withWasmCodecs(store, { pool: true });
+  else registerCodecs();
+
+  const map = new maplibregl.Map({
+    container: "map",
+    style: { version: 8, sources: {}, layers: [{ id: "background", type: "background", paint: { "background-color": "#000000" } }] },
+    center: [0, 0],
+    zoom: 0.5,
+    attributionControl: false,
+    fadeDuration: 0,
+    canvasContextAttributes: { preserveDrawingBuffer: true },
+  });
+  await new Promise((resolve) => map.on("load", resolve));
+
+  // Loaded: chunks were being loaded, and no longer are.
+  let loaded;
+  let chunksSeen = false;
+  const done = new Promise((resolve, reject) => (loaded = { resolve, reject }));
+  const layer = new ZarrLayer({
+    id: "zarr",
+    store,
+    variable,
+    clim: JSON.parse(params.get("clim")),
+    colormap: ["#000004", "#3b0f70", "#8c2981", "#de4968", "#fe9f6d", "#fcfdbf"],
+    onLoadingStateChange: (state) => {
+      if (state.error) loaded.reject(state.error);
+      chunksSeen ||= state.chunks;
+      if (chunksSeen && !state.loading) loaded.resolve();
+    },
+  });
+  const started = performance.now();
+  last = started;
+  channel.port2.postMessage(null);
+  map.addLayer(layer);
+  await done;
+  await new Promise((resolve) => (map.loaded() ? resolve() : map.once("idle", resolve)));
+  // Two more frames, so that every chunk uploaded has been drawn.
+  for (let i = 0; i < 2; i++) {
+    map.triggerRepaint();
+    await new Promise((resolve) => map.once("idle", resolve));
+  }
+  probing = false;
+  const loadMs = performance.now() - started;
+  const values = [];
+  for (const [lng, lat] of points) {
+    const answer = await layer.queryData({ type: "Point", coordinates: [lng, lat] });
+    values.push(Array.from(answer[variable] ?? [], (v) => (Number.isNaN(v) ? "NaN" : v)));
+  }
+  window.__result = { pixels: map.getCanvas().toDataURL("image/png"), values, longest, longTasks, loadMs };
+} catch (e) {
+  window.__error = `${e?.code ?? ""} ${e?.message ?? e}\n${e?.stack ?? ""}`;
+}
