@@ -44,7 +44,10 @@ if (!ALL.every((s) => existsSync(join(dir, `${s}.expected.bin`)))) {
   execFileSync(process.env.BENCH_PYTHON ?? "python3", [join(root, "bench/extension_stores.py"), dir, String(N)], { stdio: "inherit" });
 }
 
-/** A store's files in memory, as zarrita reads a store (`get`, and `getRange` for shards). */
+/**
+ * A store's files in memory, as zarrita reads a store: `get`, and `getRange` for shards, which
+ * answers views of the files (no copy, unlike the tests' memoryStore, which guards the fixtures).
+ */
 function inMemory(storeDir) {
   const files = new Map(filesUnder(storeDir).map((p) => ["/" + relative(storeDir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
   return {

@@ -239,6 +239,13 @@ function placeStored(r: TileReader, stored: Uint8Array, region: Uint32Array, Out
   return true;
 }
 
+/** Copies a box's values (in the box's C order, `to.runLength` a run) into the runs of an output. */
+export function boxInto(values: TypedArray, to: Runs): void {
+  for (let r = 0; r < to.starts.length; r++) {
+    to.out.set(values.subarray(r * to.runLength, (r + 1) * to.runLength) as never, to.starts[r]);
+  }
+}
+
 /** `length` values of `Out`, each the value whose bytes are `fill` (bit for bit, NaN payloads too). */
 export function filled(Out: TypedArrayCtor, fill: Uint8Array, length: number): TypedArray {
   const bytes = new Uint8Array(length * Out.BYTES_PER_ELEMENT);

@@ -20,7 +20,7 @@ import { bytesModuleOf, stepClass, type WholeChunkModule } from "./modules.js";
 import { isNode } from "./node.js";
 import { FLOAT16_MISSING, readByZarrita } from "./open.js";
 import {
-  type Decompressor, fillRuns, placeChunk, type Runs, type StageSpec, stageOf, type TileReader,
+  boxInto, type Decompressor, fillRuns, placeChunk, type Runs, type StageSpec, stageOf, type TileReader,
   type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
@@ -725,13 +725,6 @@ function inPoolBack<R extends TileReader>(
     finish: async () => whole ?? output(),
     abort: () => {},
   };
-}
-
-/** Copies a box's values (in its C order) into the runs of an output. */
-function boxInto(values: TypedArray, to: Runs): void {
-  for (let r = 0; r < to.starts.length; r++) {
-    to.out.set(values.subarray(r * to.runLength, (r + 1) * to.runLength) as never, to.starts[r]);
-  }
 }
 
 /**

@@ -17,7 +17,7 @@ import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
 import type { EncodeModule, ModuleName, StepModule } from "../modules.js";
 import { builtin, isNode } from "../node.js";
 import {
-  boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, isBytesStage, placeChunk, type Runs, stageOf,
+  boxInto, boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, isBytesStage, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
 import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
@@ -131,10 +131,7 @@ function assemble(message: AssemblyMessage): void {
       if (!entry) return;
       const to: Runs = { out: entry.out, runLength: message.runLength, starts: message.starts };
       if (!message.buffer) return fillRuns(entry.fill, to);
-      const values = new (entry.out.constructor as typeof Uint8Array)(message.buffer, 0, message.starts.length * message.runLength);
-      for (let r = 0; r < message.starts.length; r++) {
-        entry.out.set(values.subarray(r * message.runLength, (r + 1) * message.runLength) as never, message.starts[r]);
-      }
+      boxInto(new (entry.out.constructor as typeof Uint8Array)(message.buffer, 0, message.starts.length * message.runLength), to);
       // The box's buffer goes back, for a later box.
       port.postMessage({ op: "spare", spare: [message.buffer] }, [message.buffer]);
       return;

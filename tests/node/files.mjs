@@ -13,12 +13,19 @@ export function filesUnder(dir) {
 
 /**
  * A store directory held in memory, as zarrita reads a store: `get` by key ("/zarr.json",
- * "/c/0/0"), and `getRange` (offset and length, or a suffix) for sharded arrays.
+ * "/c/0/0"), and `getRange` (offset and length, or a suffix) for sharded arrays. `files` holds
+ * the files by key; `requests` lists the requests made (a key, or "KEY suffix" / "KEY range").
  */
 export function memoryStore(dir) {
   const files = new Map(filesUnder(dir).map((p) => ["/" + relative(dir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
+  const requests = [];
   const range = (b, r) => ("suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length));
-  return { get: async (k) => files.get(k), getRange: async (k, r) => (files.has(k) ? range(files.get(k), r) : undefined) };
+  return {
+    files,
+    requests,
+    get: async (k) => (requests.push(k), files.get(k)),
+    getRange: async (k, r) => (requests.push(`${k} ${"suffixLength" in r ? "suffix" : "range"}`), files.has(k) ? range(files.get(k), r) : undefined),
+  };
 }
 
 /** The error `f` rejects with (fails the test if it does not reject). */

@@ -20,7 +20,7 @@ import * as zarr from "zarrita";
 import { errorCode, get, open, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
 import { coreAccess } from "../../dist/read.js";
 import { serve } from "../../scripts/serve.mjs";
-import { filesUnder, rejection } from "./files.mjs";
+import { filesUnder, memoryStore, rejection } from "./files.mjs";
 import { crc32c } from "./random-arrays.mjs";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -39,19 +39,6 @@ for (const name of [...zarr.registry.keys()]) {
 
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
-
-/** A store directory in memory (`get`, `getRange`), counting the requests made of it. */
-function memoryStore(dir) {
-  const files = new Map(filesUnder(dir).map((p) => ["/" + relative(dir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
-  const requests = [];
-  const range = (b, r) => ("suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length));
-  return {
-    files,
-    requests,
-    get: async (k) => (requests.push(k), files.get(k)),
-    getRange: async (k, r) => (requests.push(`${k} ${"suffixLength" in r ? "suffix" : "range"}`), files.has(k) ? range(files.get(k), r) : undefined),
-  };
-}
 
 /** Every store directory of the fixtures with the array's path in it and zarr-python's values where committed. */
 function cases() {
