@@ -6,7 +6,7 @@ import { naming } from "./errors.js";
 import { readByZarrita } from "./open.js";
 import { checkSelection, type Selection } from "./select.js";
 import { loadModule } from "./load.js";
-import { checkReadOptions, type GetOptions, getDecodedDirect, intoOut } from "./read.js";
+import { checkReadOptions, type GetOptions, getDecodedDirect, inReadTurn, intoOut } from "./read.js";
 import { typedArrayFor } from "./place.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
@@ -36,7 +36,7 @@ export async function getDecoded(
   selection: Selection = null,
   options: GetOptions = {},
 ): Promise<DecodedChunk> {
-  return naming(arr.path, () => decodedRead(arr, selection, options), options.signal);
+  return naming(arr.path, () => inReadTurn(arr, options, () => decodedRead(arr, selection, options)), options.signal);
 }
 
 async function decodedRead(arr: Readable, selection: Selection, options: GetOptions): Promise<DecodedChunk> {

@@ -9,7 +9,7 @@ import type { WorkerFetchInit } from "./fetch.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import {
-  type ArrayAccess, concurrencyOf, coreAccess, DEFAULT_CONCURRENCY, type Limiter, rangesFor, readPlan, workerFetchOf,
+  type ArrayAccess, concurrencyOf, coreAccess, DEFAULT_CONCURRENCY, inReadTurn, type Limiter, rangesFor, readPlan, workerFetchOf,
 } from "./read.js";
 import { limiter, poolOf } from "./schedule.js";
 import { planSelection, type Plan } from "./select.js";
@@ -76,11 +76,11 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter) {
       getChunk(coords: number[], request?: { signal?: AbortSignal }, opts?: { useSharedArrayBuffer?: boolean }) {
         const signal = request?.signal;
         const read = { ...options, signal, useSharedArrayBuffer: opts?.useSharedArrayBuffer };
-        return naming(arr.path, async () => {
+        return naming(arr.path, () => inReadTurn(arr, read, async () => {
           const { data } = await readPlan(arr, a, chunkPlan(arr, a, coords), read, Out, fill, { paced, whole: true, storeKeeps: true });
           // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
           return { data, shape: arr.chunks.slice(), stride: cOrderStrides(arr.chunks) } as zarr.Chunk<zarr.DataType>;
-        }, signal);
+        }), signal);
       },
     };
   });

@@ -7,6 +7,7 @@ import { open } from "./open.js";
 import { cOrderStrides } from "./strides.js";
 import type { WorkerPool } from "./pool.js";
 import { commit, set, stagingStore } from "./write.js";
+import { writeInTurn } from "./turns.js";
 
 /** How `planPacking` and `writePacked` pack float data into integers. */
 export interface PlanOptions {
@@ -130,7 +131,8 @@ export async function writePacked<Store extends zarr.Mutable>(
   data: Float32Array | Float64Array,
   options: WritePackedOptions,
 ) {
-  return naming(location.path, () => writePackedAt(location, data, options), options.signal);
+  // In turn with the array's other reads and writes (js/turns.ts), from the call on.
+  return naming(location.path, () => writeInTurn(location.store, location.path, () => writePackedAt(location, data, options)), options.signal);
 }
 
 async function writePackedAt<Store extends zarr.Mutable>(

@@ -28,6 +28,7 @@ import type { Job, ModuleKind, Output } from "./protocol.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, rectilinearAxis, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
+import { readInTurn } from "./turns.js";
 
 export type { Selection } from "./select.js";
 
@@ -755,29 +756,40 @@ export function get<
   Sel extends (number | zarr.Slice | null)[] = (number | zarr.Slice | null)[],
 >(arr: zarr.Array<D, Store>, selection?: Sel | null, options?: GetOptions): Promise<GetResult<D, Sel>>;
 export function get(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
-  return naming(arr.path, async () => {
-    checkSelection(selection, arr.shape.length);
-    checkReadOptions(options, arr);
-    const a = await coreAccess(arr);
-    if (typeof a === "string" && (arr.dtype as string) === "float16") {
-      // zarrita would fail inside (it makes a Float16Array the engine does not have).
-      throw codedError("UNSUPPORTED_DATA_TYPE", FLOAT16_MISSING);
-    }
-    if (typeof a === "string" || !rangesFor(arr, a)) {
-      const Out = typedArrayFor(arr.dtype);
-      return intoOut(arr, selection, options, Out, () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
-    }
-    const Out = typedArrayFor(a.layout.data_type)!;
-    const fill = Uint8Array.from(a.layout.fill_bytes);
-    const info = a.layout.array_data_type;
-    if (itemised(info)) {
-      // Items that are not one number each (bool, complex, datetime64, strings, fixed bytes):
-      // read as their lanes, handed back as the type's items.
-      const lanes = laneSelection(selection, arr.shape.length, a.layout.lanes);
-      return itemsOf(info, await readInto(arr, a, lanes, options, Out, fill), selection, arr.shape.length);
-    }
-    return result(await readInto(arr, a, selection, options, Out, fill));
-  }, options.signal);
+  return naming(arr.path, () => inReadTurn(arr, options, () => getNow(arr, selection, options)), options.signal);
+}
+
+/**
+ * Runs a read of `arr` in its turn with the array's writes (js/turns.ts), taken now, at the
+ * call: after the writes called before it. An abort while it waits lands at once.
+ */
+export function inReadTurn<T>(arr: Readable, options: GetOptions, work: () => Promise<T>): Promise<T> {
+  return untilAborted(options.signal, readInTurn(arr.store, arr.path, work));
+}
+
+/** `get`, once its turn has come (see `inReadTurn`). */
+export async function getNow(arr: Readable, selection: Selection, options: GetOptions) {
+  checkSelection(selection, arr.shape.length);
+  checkReadOptions(options, arr);
+  const a = await coreAccess(arr);
+  if (typeof a === "string" && (arr.dtype as string) === "float16") {
+    // zarrita would fail inside (it makes a Float16Array the engine does not have).
+    throw codedError("UNSUPPORTED_DATA_TYPE", FLOAT16_MISSING);
+  }
+  if (typeof a === "string" || !rangesFor(arr, a)) {
+    const Out = typedArrayFor(arr.dtype);
+    return intoOut(arr, selection, options, Out, () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
+  }
+  const Out = typedArrayFor(a.layout.data_type)!;
+  const fill = Uint8Array.from(a.layout.fill_bytes);
+  const info = a.layout.array_data_type;
+  if (itemised(info)) {
+    // Items that are not one number each (bool, complex, datetime64, strings, fixed bytes):
+    // read as their lanes, handed back as the type's items.
+    const lanes = laneSelection(selection, arr.shape.length, a.layout.lanes);
+    return itemsOf(info, await readInto(arr, a, lanes, options, Out, fill), selection, arr.shape.length);
+  }
+  return result(await readInto(arr, a, selection, options, Out, fill));
 }
 
 /**

@@ -10,7 +10,7 @@ import { loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { typedArrayFor } from "./place.js";
 import {
-  cached, checkReadOptions, type CodecMeta, coreAccessOf, get, type GetOptions, rangesFor, readInto, result,
+  cached, checkReadOptions, type CodecMeta, coreAccessOf, type GetOptions, getNow, inReadTurn, rangesFor, readInto, result,
 } from "./read.js";
 import { checkSelection, type Selection } from "./select.js";
 
@@ -135,11 +135,12 @@ export function getStored<
   Sel extends (number | zarr.Slice | null)[] = (number | zarr.Slice | null)[],
 >(arr: zarr.Array<D, Store>, selection?: Sel | null, options?: GetOptions): Promise<StoredResult<Sel>>;
 export function getStored(arr: Readable, selection: Selection = null, options: GetOptions = {}) {
-  return naming(arr.path, async () => {
+  return naming(arr.path, () => inReadTurn(arr, options, async () => {
     checkSelection(selection, arr.shape.length);
     checkReadOptions(options, arr);
     const twin = await storedTwin(arr);
-    if (!twin) return get(arr, selection, options);
+    // (In this read's turn: get's own would wait for writes called after this read.)
+    if (!twin) return getNow(arr, selection, options);
     const a = await storedAccess(arr);
     if (typeof a === "string" || !rangesFor(arr, a)) {
       const why = typeof a === "string" ? a : "a sharded array over a store without getRange";
@@ -148,5 +149,5 @@ export function getStored(arr: Readable, selection: Selection = null, options: G
     const Out = typedArrayFor(a.layout.data_type);
     if (!Out) throw codedError("UNSUPPORTED_DATA_TYPE", `no typed array for ${a.layout.data_type} here`);
     return result(await readInto(arr, a, selection, options, Out, Uint8Array.from(a.layout.fill_bytes)));
-  }, options.signal);
+  }), options.signal);
 }

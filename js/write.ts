@@ -18,9 +18,10 @@ import type { WorkerPool } from "./pool.js";
 import type { CompressorSpec, EncodeJob, EncodeRowJob } from "./protocol.js";
 import { type ArrayAccess, coreAccess } from "./read.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
-import { inTurn, poolOf, progress } from "./schedule.js";
+import { inTurn, poolOf, progress, untilAborted } from "./schedule.js";
 import { type Axis, type Box, planSelection, type Plan, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
+import { writeInTurn } from "./turns.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
 type Scalar = number | bigint | boolean;
@@ -209,9 +210,11 @@ export function set<D extends zarr.DataType>(
   options?: SetOptions,
 ): Promise<void>;
 export function set(arr: Writable, selection: Selection, value: unknown, options: SetOptions = {}): Promise<void> {
+  const signal = (options as SetOptions | null)?.signal;
   // (`options` is checked inside, so that a bad one is this array's INVALID_ARGUMENT.)
-  return naming(arr.path, async () => {
+  const write = () => naming(arr.path, async () => {
     checkOptions(options);
+    options.signal?.throwIfAborted();
     const pool = poolOf(options);
     const a = await coreAccess(arr as never);
     // The layout says which arrays zarr.set writes (zarr v2 filters that take values encode
@@ -244,7 +247,10 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
       : await encodeChunks(arr, a, plan, checked, options, encoder);
     await commit(arr.store, staged, options.signal);
     if (a.layout.shard) forgetShardIndexes(arr, staged.keys());
-  }, (options as SetOptions | null)?.signal);
+  }, signal);
+  // In turn with the array's other reads and writes (js/turns.ts). An abort while the write
+  // waits rejects at once (and its turn then writes nothing).
+  return untilAborted(signal instanceof AbortSignal ? signal : undefined, writeInTurn(arr.store, arr.path, write));
 }
 
 /** Options of `set`. */
