@@ -77,7 +77,7 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter) {
         const signal = request?.signal;
         const read = { ...options, signal, useSharedArrayBuffer: opts?.useSharedArrayBuffer };
         return naming(arr.path, () => inReadTurn(arr, read, async () => {
-          const { data } = await readPlan(arr, a, chunkPlan(arr, a, coords), read, Out, fill, { paced, whole: true, storeKeeps: true });
+          const { data } = await readPlan(arr, a, chunkPlan(arr, a, coords), read, Out, fill, { paced, whole: true });
           // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
           return { data, shape: arr.chunks.slice(), stride: cOrderStrides(arr.chunks) } as zarr.Chunk<zarr.DataType>;
         }), signal);

@@ -190,8 +190,11 @@ export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, 
     bytes && a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes;
   // zarrita's FetchStore answers each request with a new buffer of the response's body,
   // which nothing else holds: the pool may take it rather than a copy. Any other store may
-  // keep what it returns (an in-memory store returns its own bytes).
-  const owned = store instanceof zarr.FetchStore && !a.compressors.length;
+  // keep what it returns (an in-memory store returns its own bytes), and so may a zarrita
+  // extension around a FetchStore (its byte cache): a proxy that passes `instanceof` but whose
+  // get and getRange are not the FetchStore's own methods.
+  const proto = Object.getPrototypeOf(store) as AnyStore;
+  const owned = store instanceof zarr.FetchStore && store.get === proto.get && store.getRange === proto.getRange && !a.compressors.length;
   return async (coords: number[]): Promise<Fetched> => {
     const at = await locate(coords);
     if (at.missing) return { key: at.key, bytes: undefined };

@@ -383,7 +383,16 @@ export class WorkerPool {
         slot.port.post({ op: "start", kind, module });
         slot.started.add(kind);
       }
-      post(slot, this.owe(slot, { resolve, reject }));
+      const id = this.owe(slot, { resolve, reject });
+      try {
+        post(slot, id);
+      } catch (e) {
+        // A job that cannot be sent (a buffer already detached, say) fails alone, at once,
+        // rather than wait for an answer that will not come; the others go on.
+        slot.pending.delete(id);
+        if (slot.pending.size === 0) slot.port.hold(false);
+        reject(codedError("INTERNAL", `a job could not be sent to a worker: ${e instanceof Error ? e.message : String(e)}`, e));
+      }
     }
   }
 
@@ -397,7 +406,9 @@ export class WorkerPool {
   private handOver(job: Job): Uint8Array {
     const src = job.stored!;
     const n = src.byteLength;
-    if (job.owned && fillsItsBuffer(src)) {
+    // (Never an empty one: a buffer already detached reads as empty, and a message that
+    // transfers it is lost in Node, with no error.)
+    if (job.owned && n > 0 && fillsItsBuffer(src)) {
       return src;
     }
     const spare = this.takeSpare(n);

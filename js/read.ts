@@ -461,16 +461,11 @@ export type Limiter = ReturnType<typeof limiter>;
  * (see js/extension.ts): where the plan's boxes do not cover it (an edge chunk), the rest
  * holds the fill value, and with a pool where no shared output is asked for or can be had
  * (pages that are not cross-origin isolated) the worker's buffer of values comes back to be
- * the output itself; `storeKeeps`, see below.
+ * the output itself.
  */
 export interface ReadHow {
   paced?: Limiter;
   whole?: boolean;
-  /**
-   * The store may keep the bytes it answers even where it is zarrita's FetchStore (an extension
-   * around it may cache them): a worker gets a copy, never the store's buffer.
-   */
-  storeKeeps?: boolean;
 }
 
 /** Reads the boxes of `plan` (see `readInto`). */
@@ -507,7 +502,7 @@ export async function readPlan<R extends TileReader>(
   const settle = async (box: Box, { key, bytes, owned, remote }: Fetched) => {
     if (remote) await namingChunk(key, async () => (await run.place(box, { remote })) || run.fill(box));
     else if (!bytes) await run.fill(box);
-    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true && !how.storeKeeps }));
+    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true }));
     placed();
   };
   try {

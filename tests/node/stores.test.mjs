@@ -143,6 +143,47 @@ test("over HTTP (zarrita's FetchStore) the pool takes each response's buffer unc
   }
 });
 
+test("a FetchStore inside zarrita's byte cache keeps its cached bytes: the pool takes copies, and every read equals zarr-python's", async () => {
+  const server = await serve(dir);
+  try {
+    for (const name of ["v3_default", "v3_sharded_end"]) {
+      const c = manifest.find((m) => m.case === name);
+      const store = zarr.withByteCaching(new zarr.FetchStore(`http://127.0.0.1:${server.address().port}/${c.store}`));
+      const arr = await zarr.open(zarr.root(store), { kind: "array" });
+      // The second and third reads are answered from the cache, whose buffers the first must not have taken.
+      for (let read = 0; read < 3; read++) {
+        for (const options of [{ pool }, { pool, useSharedArrayBuffer: false }, {}]) {
+          const got = await get(arr, null, options);
+          assert.ok(bits(got.data).equals(bits(expectedOf(c))), `${name} read ${read}`);
+        }
+      }
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test("a chunk whose bytes cannot be sent to a worker fails its read at once with a code; the pool goes on", { timeout: 60000 }, async () => {
+  const server = await serve(dir);
+  try {
+    const c = manifest.find((m) => m.case === "v3_default");
+    // A FetchStore whose answers are already detached (as if something had transferred them).
+    class Detaching extends zarr.FetchStore {
+      async get(key, options) {
+        const bytes = await super.get(key, options);
+        if (bytes && !key.endsWith("zarr.json")) structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+        return bytes;
+      }
+    }
+    const arr = await zarr.open(zarr.root(new Detaching(`http://127.0.0.1:${server.address().port}/${c.store}`)), { kind: "array" });
+    await assert.rejects(get(arr, null, { pool }), (e) => typeof e.code === "string" && /^array "\/"/.test(e.message));
+    const { arr: good } = await opened(c);
+    assert.ok(bits((await get(good, null, { pool })).data).equals(bits(expectedOf(c))));
+  } finally {
+    server.close();
+  }
+});
+
 /** Every compressed chunk of these cases, damaged three ways: each read is an error with a code. */
 const DAMAGE = ["v3_default", "v3_zstd5_checksum", "v3_blosc_lz4_shuffle", "v3_blosc_zstd_bitshuffle", "v3_gzip1", "v2_blosc_lz4", "v2_lz4", "v2_zlib", "v3_numcodecs_lz4"];
 
