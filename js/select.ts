@@ -87,6 +87,11 @@ export function checkSelection(selection: unknown, ndim: number): asserts select
 function describe(v: unknown): string {
   if (typeof v === "string") return JSON.stringify(v);
   if (typeof v === "bigint") return `${v}n`;
+  // A slice as it was made: JSON would print a NaN or an infinite bound as null.
+  if (typeof v === "object" && v !== null && "start" in v && "stop" in v) {
+    const { start, stop, step } = v as { start: unknown; stop: unknown; step?: unknown };
+    return `zarr.slice(${[start, stop, step ?? null].map((b) => (typeof b === "number" || b === null ? String(b) : describe(b))).join(", ")})`;
+  }
   try {
     return JSON.stringify(v) ?? String(v);
   } catch {

@@ -123,6 +123,12 @@ test("a selection entry that is not null, an integer or zarr.slice is refused (I
       assert.equal(hashOf(arr === zfp ? zfpStore : plainStore), before);
     }
   }
+  // The refusal prints a slice's bounds as they were given (JSON would print NaN as null).
+  for (const [slice, printed] of [[zarr.slice(NaN, 3), "zarr.slice(NaN, 3, null)"], [zarr.slice(0, Infinity, 2), "zarr.slice(0, Infinity, 2)"], [zarr.slice(0, 3, 0.5), "zarr.slice(0, 3, 0.5)"]]) {
+    const e = await rejection(() => get(plain, [slice, null]));
+    assert.equal(e.code, "INVALID_SELECTION");
+    assert.ok(e.message.endsWith(`got ${printed}`), e.message);
+  }
   // Out of bounds, as zarr.get refuses it, now with a code; valid selections still read.
   assert.equal((await rejection(() => get(plain, [4, 0]))).code, "INVALID_SELECTION");
   assert.equal(await get(plain, [-1, -1]), value.data[15]);
