@@ -4,7 +4,8 @@
 import * as zarr from "zarrita";
 import { itemised } from "./data-types.js";
 import { codedError, naming } from "./errors.js";
-import { ownRead } from "./metadata.js";
+import { metadataText, ownRead } from "./metadata.js";
+import { codecNames, requireRegistered } from "./open.js";
 import type { WorkerFetchInit } from "./fetch.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
@@ -69,7 +70,20 @@ function chunkPlan(arr: Readable, a: ArrayAccess<TileReader>, coords: number[]):
 function chunksHere(options: WasmCodecsOptions, paced: Limiter) {
   return zarr.defineArrayExtension(async (arr) => {
     const a = await naming(arr.path, () => chunkAccess(arr));
-    if (typeof a === "string") return {};
+    if (typeof a === "string") {
+      // zarrita's own getChunk, after the check that its registry has every codec: zarrita
+      // loads them all at once and, past the first it lacks, leaves the others' failures
+      // unhandled.
+      const names = codecNames((await metadataText(arr))?.text);
+      return {
+        getChunk(...args: Parameters<typeof arr.getChunk>) {
+          return naming(arr.path, async () => {
+            requireRegistered(names);
+            return arr.getChunk(...args);
+          });
+        },
+      };
+    }
     const Out = typedArrayFor(a.layout.data_type)!;
     const fill = Uint8Array.from(a.layout.fill_bytes);
     return {

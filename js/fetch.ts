@@ -31,6 +31,8 @@ interface KeyLayout {
 export interface IndexLevel {
   /** How many chunks it lists along each dimension, in the chunk above it (the shard, for the first). */
   per: number[];
+  /** The dimensions in the order its index lists its chunks (C order over them), where a transpose turned the shard; null for the array's. */
+  order: number[] | null;
   little: boolean;
   atEnd: boolean;
   /** Its stored size. */
@@ -84,6 +86,35 @@ export async function decodeBytes(codecs: BytesCodec[], bytes: Uint8Array): Prom
   return bytes;
 }
 
+/** The place in a level's index of the chunk at `coords` (of `per` along each dimension): C order over the dimensions in `order`. */
+export function indexPosition(coords: number[], per: number[], order: number[] | null): number {
+  let position = 0;
+  for (let j = 0; j < per.length; j++) {
+    const i = order ? order[j] : j;
+    position = position * per[i] + coords[i];
+  }
+  return position;
+}
+
+/**
+ * For each chunk of a level, in C order over the array's dimensions, its place in the
+ * level's index (`indexPosition`); null where the two orders are the same.
+ */
+export function indexPlaces(per: number[], order: number[] | null): Int32Array | null {
+  if (!order) return null;
+  const count = per.reduce((x, y) => x * y, 1);
+  const places = new Int32Array(count);
+  const coords = new Array<number>(per.length).fill(0);
+  for (let p = 0; p < count; p++) {
+    places[p] = indexPosition(coords, per, order);
+    for (let i = per.length - 1; i >= 0; i--) {
+      if (++coords[i] < per[i]) break;
+      coords[i] = 0;
+    }
+  }
+  return places;
+}
+
 /** A missing inner chunk's offset in the core's reading of a shard index (2^64 - 1, as a number). */
 const MISSING = 2 ** 64;
 
@@ -118,8 +149,11 @@ function chunkLocator(arr: zarr.Location<zarr.Readable>, a: ChunkSource): (coord
   const getRange = store.getRange!.bind(store);
   // A level's index entries, read once: the shard's own (within: none), or those of the
   // chunk at `within` of the shard (nested sharding); undefined for a missing shard.
-  const entriesOf = (path: zarr.AbsolutePath, level: IndexLevel, within: Range | undefined, name: string) => {
-    const id = within ? `${path}\u0000${within.offset}` : path;
+  // (Kept by the level's depth as well as where its chunk starts: at depth 1 and 2 the first
+  // chunk of the first chunk starts at the same byte.)
+  const entriesOf = (path: zarr.AbsolutePath, depth: number, within: Range | undefined, name: string) => {
+    const level = index.levels[depth];
+    const id = within ? `${path}\u0000${depth}\u0000${within.offset}` : path;
     let table = indexes.get(id);
     if (!table) {
       let range: Range | { suffixLength: number };
@@ -157,12 +191,11 @@ function chunkLocator(arr: zarr.Location<zarr.Readable>, a: ChunkSource): (coord
     let within: Range | undefined;
     const positions: number[] = [];
     const nameOf = () => (positions.length ? `${shardKey} (inner chunk ${positions.join(", ")})` : shardKey);
-    for (const level of index.levels) {
-      const entries = await entriesOf(path, level, within, nameOf());
+    for (const [depth, level] of index.levels.entries()) {
+      const entries = await entriesOf(path, depth, within, nameOf());
       // Inner chunks along each dimension in each of this level's chunks.
       const below = span.map((s, i) => s / level.per[i]);
-      let position = 0;
-      for (let i = 0; i < local.length; i++) position = position * level.per[i] + Math.floor(local[i] / below[i]);
+      const position = indexPosition(local.map((c, i) => Math.floor(c / below[i])), level.per, level.order);
       local = local.map((c, i) => c % below[i]);
       span = below;
       positions.push(position);

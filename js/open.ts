@@ -155,9 +155,10 @@ function standInFill(fill: unknown, info: DataTypeInfo): unknown {
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 
 /**
- * Every codec name in a metadata text's lists that zarrita looks up in its registry: sharding's
- * inner and index lists too, but not `sharding_indexed` itself, which zarrita reads without
- * its registry; none for a zarr v2 text (see `metadataText`), whose codecs zarrita names itself.
+ * The names of the codecs zarrita looks up in its registry to read an array from its metadata
+ * text (see `metadataText`): a zarr.json's codecs, nested ones included; for a zarr v2 array,
+ * its filters and compressor as zarrita names them (`numcodecs.<id>`; fixedscaleoffset, which
+ * zarrita turns into scale_offset and cast_value, aside).
  */
 export function codecNames(text: string | undefined): string[] {
   const names = new Set<string>();
@@ -170,7 +171,16 @@ export function codecNames(text: string | undefined): string[] {
     }
   };
   try {
-    walk(JSON.parse(text ?? "{}").codecs);
+    const meta = JSON.parse(text ?? "{}") as { codecs?: unknown; zarray?: { filters?: unknown; compressor?: unknown } };
+    walk(meta.codecs);
+    const zarray = meta.zarray;
+    if (zarray) {
+      const steps = [...(Array.isArray(zarray.filters) ? zarray.filters : []), zarray.compressor] as { id?: unknown }[];
+      for (const step of steps) {
+        if (typeof step?.id !== "string" || /^(numcodecs\.)?fixedscaleoffset$/.test(step.id)) continue;
+        names.add(`numcodecs.${step.id}`);
+      }
+    }
   } catch {
     // Not JSON: zarrita says what is wrong.
   }

@@ -204,6 +204,8 @@ export interface Layout {
       /** Its stored size, where its codecs fix it. */
       index_bytes: number | null;
       index_at_end: boolean;
+      /** The dimensions in the order the index lists its chunks, where a transpose before its sharding_indexed turned the shard (null: the array's). */
+      index_order: number[] | null;
     }[];
   };
   fill_bytes: number[];
@@ -329,7 +331,7 @@ async function access<R extends TileReader>(
       const per = outer.map((s, i) => s / level.chunk_shape[i]);
       outer = level.chunk_shape;
       const list = level.index_codecs;
-      const form = { per, little: level.index_endian === "little", atEnd: level.index_at_end };
+      const form = { per, order: level.index_order, little: level.index_endian === "little", atEnd: level.index_at_end };
       if (level.index_fallback === null && level.index_bytes !== null) {
         // The index holds uint64 values.
         const u = list.length ? await compressStage(list, BigUint64Array.BYTES_PER_ELEMENT, level.index_decoded_bytes) : undefined;

@@ -8,7 +8,7 @@ import * as zarr from "zarrita";
 import { itemised, laneSelection, valueAsLanes } from "./data-types.js";
 import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
 import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk, layShard, type ShardLayout } from "./encode.js";
-import { chunkKey, decodeBytes, forgetShardIndexes, registryCodec } from "./fetch.js";
+import { chunkKey, decodeBytes, forgetShardIndexes, indexPlaces, registryCodec } from "./fetch.js";
 import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
@@ -681,6 +681,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   // Each level's index layout and codecs (nested sharding has several levels, outermost first).
   const levels: ShardLevel[] = shard.levels.map((level, k) => ({
     per: a.index!.levels[k].per,
+    places: indexPlaces(a.index!.levels[k].per, a.index!.levels[k].order),
     layout: { little: level.index_endian === "little", atEnd: level.index_at_end, indexBytes: a.index!.levels[k].bytes },
     codecs: level.index_codecs.length ? JSON.stringify(level.index_codecs) : undefined,
   }));
@@ -727,6 +728,8 @@ function innerInArray(position: number, coords: number[], perShard: number[], ch
 /** One level of an array's shards as a write lays it out (see `ShardIndex` in fetch.ts). */
 interface ShardLevel {
   per: number[];
+  /** Each chunk's place in the index, by its place in C order (`indexPlaces`); null where they are the same. */
+  places: Int32Array | null;
   layout: ShardLayout;
   /** The index's bytes -> bytes codecs (JSON), if any. */
   codecs?: string;
@@ -752,13 +755,21 @@ function flatPosition(g: number, q: number, per: number[], below: number[]): num
  */
 async function layLevels(encoder: Encoder, parts: (Uint8Array | undefined)[], span: number[], levels: ShardLevel[], k: number): Promise<Uint8Array | undefined> {
   const level = levels[k];
-  if (k === levels.length - 1) return encoder.layShard(parts, level.layout, level.codecs);
+  if (k === levels.length - 1) return encoder.layShard(inIndexOrder(parts, level.places), level.layout, level.codecs);
   const below = span.map((s, i) => s / level.per[i]);
   const count = level.per.reduce((x, y) => x * y, 1);
   const size = below.reduce((x, y) => x * y, 1);
   const groups = Array.from({ length: count }, (_, g) => Array.from({ length: size }, (_, q) => parts[flatPosition(g, q, level.per, below)]));
   const children = await Promise.all(groups.map((group) => (group.some(Boolean) ? layLevels(encoder, group, below, levels, k + 1) : undefined)));
-  return encoder.layShard(children, level.layout, level.codecs);
+  return encoder.layShard(inIndexOrder(children, level.places), level.layout, level.codecs);
+}
+
+/** A level's chunks, given in C order, in the order of its index. */
+function inIndexOrder<T>(chunks: T[], places: Int32Array | null): T[] {
+  if (!places) return chunks;
+  const out = new Array<T>(chunks.length);
+  for (let p = 0; p < chunks.length; p++) out[places[p]] = chunks[p];
+  return out;
 }
 
 /** A stored shard's inner chunks (undefined: missing), read through its indexes; none for no shard. */
@@ -775,7 +786,10 @@ async function oldShard(a: Access, bytes: Uint8Array | undefined, inner: number)
     const raw = level.atEnd ? bytes.subarray(bytes.length - level.bytes) : bytes.subarray(0, level.bytes);
     const count = level.per.reduce((x, y) => x * y, 1);
     const entries = wasm.shardIndexEntries(await level.unpack(raw), level.little, count);
-    const children = Array.from({ length: count }, (_, p) => {
+    const places = indexPlaces(level.per, level.order);
+    // In C order: the chunk at C place p is at place places[p] of the index.
+    const children = Array.from({ length: count }, (_, c) => {
+      const p = places ? places[c] : c;
       const [offset, length] = [entries[2 * p], entries[2 * p + 1]];
       if (offset === 2 ** 64) return undefined;
       if (offset + length > bytes.length) {

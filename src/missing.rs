@@ -444,18 +444,47 @@ fn sentinel(data_type: DataType, value: &Value, key: &str) -> Result<Scalar> {
     })
 }
 
-/// The attributes xarray decodes a zarr v2 array with: its own, and, where they have no
-/// `_FillValue`, the `.zarray`'s `fill_value` as `_FillValue` (xarray masks a v2 array's fill
-/// value; for v3 it reads only the attribute).
-pub fn with_v2_fill_value(attributes: &Value, fill_value: &Value) -> Value {
+/// The attributes xarray decodes a zarr v2 array (of numpy type `dtype`) with: its own, with
+/// the `.zarray`'s `fill_value` as `_FillValue` where that is not null, whatever `_FillValue`
+/// the attributes carry (xarray masks a v2 array's fill value, as netCDF's `_FillValue`; for
+/// v3 it reads only the attribute). Where `_Unsigned` is "false" on an unsigned type, the
+/// fill value is the same bits as the signed type's (xarray converts numpy's scalar of the
+/// array's type, which wraps: 254 of a uint8 is -2).
+pub fn with_v2_fill_value(attributes: &Value, fill_value: &Value, dtype: Option<&str>) -> Value {
     let mut map = match attributes {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
-    if !matches!(fill_value, Value::Null) && map.get("_FillValue").is_none() {
-        map.insert("_FillValue".to_string(), fill_value.clone());
+    if matches!(fill_value, Value::Null) {
+        return Value::Object(map);
     }
+    let numeric = dtype
+        .and_then(|d| crate::types::ArrayType::from_v2(d, None).ok())
+        .and_then(|t| t.numeric());
+    let signed_view = map.get("_Unsigned").and_then(Value::as_str) == Some("false");
+    let fill = match numeric {
+        Some(dt) if signed_view && !dt.is_float() && !dt.is_signed_int() => {
+            match Scalar::from_json(dt, fill_value) {
+                Ok(s) => signed_bits(s).to_json(),
+                // (Not a value of the type: left for the reader to refuse.)
+                Err(_) => fill_value.clone(),
+            }
+        }
+        _ => fill_value.clone(),
+    };
+    map.insert("_FillValue".to_string(), fill);
     Value::Object(map)
+}
+
+/// An unsigned integer's bits as the signed integer of the same width.
+fn signed_bits(s: Scalar) -> Scalar {
+    match s {
+        Scalar::UInt8(v) => Scalar::Int8(v as i8),
+        Scalar::UInt16(v) => Scalar::Int16(v as i16),
+        Scalar::UInt32(v) => Scalar::Int32(v as i32),
+        Scalar::UInt64(v) => Scalar::Int64(v as i64),
+        other => other,
+    }
 }
 
 /// xarray's `_FillValue`: for float arrays, base64 of a little-endian float64 (numbers and

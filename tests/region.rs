@@ -223,13 +223,39 @@ fn sharded_layouts_and_fallbacks() {
         .collect();
     assert_eq!(levels, [(vec![16, 8], true, 1), (vec![4, 8], false, 0)]);
     assert_eq!(layout.compressors.len(), 1);
-    // An inner sharding_indexed with other codecs beside it is not read here.
+    // An inner sharding_indexed with other codecs after it is refused (zarrita would take the
+    // sharding codec alone and drop the others).
     let around = meta(
         r#"[{"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 8],
           "codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [4, 8],
             "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}, {"name": "gzip", "configuration": {"level": 1}}]}}]"#,
     );
-    assert!(matches!(open(&around), Ok(Opened::Unsupported(_))));
+    assert_eq!(open(&around).map(|_| ()).unwrap_err().code(), "UNSUPPORTED");
+    // A transpose before sharding_indexed turns the shard (32 x 32 here): the inner chunk
+    // shape is given in the turned order ([16, 8] is 8 rows of 16 columns), the index lists
+    // the chunks in C order over (columns, rows), and the inner chain's own transpose
+    // composes with it (each chunk then stored as the array's rows and columns are).
+    let turned = meta(
+        r#"[{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 8],
+          "codecs": [{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes", "configuration": {"endian": "little"}}]}}]"#,
+    );
+    let Opened::Layout(layout) = open(&turned).expect("open") else {
+        panic!("a shard a transpose turns is read in place");
+    };
+    let shard = layout.shard.as_ref().expect("shard");
+    assert_eq!(shard.inner_chunk_shape, [8, 16]);
+    assert_eq!(shard.levels[0].chunk_shape, [8, 16]);
+    assert_eq!(shard.levels[0].index_order.as_deref(), Some(&[1, 0][..]));
+    assert_eq!(layout.order, None, "two transposes (1, 0) undo each other");
+    // An inner chunk shape that does not divide the turned shard is refused.
+    let uneven = meta(
+        r#"[{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 3],
+          "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]"#,
+    );
+    assert_eq!(
+        open(&uneven).map(|_| ()).unwrap_err().code(),
+        "INVALID_METADATA"
+    );
     let transposed = meta(
         r#"[{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes", "configuration": {"endian": "little"}}]"#,
     );

@@ -40,6 +40,9 @@ pub struct ShardLevel {
     /// does.
     pub index_fallback: Option<String>,
     pub index_at_end: bool,
+    /// The dimensions in the order the index lists its chunks (C order over them), where a
+    /// `transpose` before this level's `sharding_indexed` turned it; `None` for the array's.
+    pub index_order: Option<Vec<usize>>,
 }
 
 /// Sharding's inner chunks and shard indexes: one level, or nested (a shard's inner chunks
@@ -116,8 +119,8 @@ fn invalid(message: impl Into<String>) -> Error {
 
 /// An array's metadata as zarr v3 zarr.json: a zarr.json as it is, or, for a zarr v2 array,
 /// the text the JavaScript side builds from its files, `{"zarr_format": 2, "zarray": {...},
-/// "zattrs": {...}}`, translated ([`v2::to_v3`]). A v2 array's attributes then also carry
-/// the `.zarray`'s fill value as `_FillValue` where they have none, as xarray decodes it
+/// "zattrs": {...}}`, translated ([`v2::to_v3`]). A v2 array's attributes then carry the
+/// `.zarray`'s fill value as `_FillValue` (where it is not null), as xarray decodes it
 /// ([`crate::missing::with_v2_fill_value`]; the readers ignore attributes otherwise).
 pub fn normalise(meta: Value) -> Result<Value> {
     let Some(zarray) = meta.get("zarray") else {
@@ -129,7 +132,8 @@ pub fn normalise(meta: Value) -> Result<Value> {
     };
     if let Some(fill) = zarray.get("fill_value") {
         let attributes = map.get("attributes").unwrap_or(&Value::Null);
-        let attributes = crate::missing::with_v2_fill_value(attributes, fill);
+        let dtype = zarray.get("dtype").and_then(Value::as_str);
+        let attributes = crate::missing::with_v2_fill_value(attributes, fill, dtype);
         map.insert("attributes".to_string(), attributes);
     }
     Ok(Value::Object(map))
@@ -235,65 +239,91 @@ pub fn open_with(meta: &Value, chunk_shape: Option<&[usize]>) -> Result<Opened> 
         return Err(invalid("the chunk shape does not match the array's shape"));
     }
     let Some(key) = key_encoding(meta.get("chunk_key_encoding"))? else {
-        return Ok(Opened::Unsupported("chunk key encoding".into()));
+        // (zarrita knows the same two.)
+        return Err(Error::Unsupported {
+            message: "the chunk key encoding is not read (\"default\" and \"v2\" are)".into(),
+        });
     };
     let codecs = field("codecs")?
         .as_array()
         .ok_or_else(|| invalid("codecs must be a list"))?;
     check_order(codecs)?;
 
-    let sharding = codecs
+    // Sharding, at any depth: each level's list is transposes, then one sharding_indexed
+    // codec, whose codecs are the next level's list (or, with no sharding_indexed, the chain).
+    // A transpose before a sharding_indexed codec turns the shard around: its index, its
+    // inner chunks' shape and everything inside are in the transposed order, which `order`
+    // (the dimensions of the array, in that order) follows down the levels.
+    let ndim = shape.len();
+    let mut order: Vec<usize> = (0..ndim).collect();
+    let mut chunk_codecs = codecs.as_slice();
+    let mut chunk_shape = grid_chunk_shape.clone();
+    let mut levels = Vec::new();
+    while let Some(at) = chunk_codecs
         .iter()
-        .position(|c| runs_of(c) == Some(Runs::Sharding));
-    let (chunk_codecs, mut chunk_shape, mut shard) = match sharding {
-        None => (codecs.as_slice(), grid_chunk_shape.clone(), None),
-        Some(0) if codecs.len() == 1 => {
-            // Each level's codecs are one sharding_indexed codec (the next level) or a chain.
-            let mut levels = Vec::new();
-            let mut outer = grid_chunk_shape.clone();
-            let mut list = codecs.as_slice();
-            loop {
-                let config = list[0]
-                    .get("configuration")
-                    .ok_or_else(|| invalid("sharding_indexed has no configuration"))?;
-                let (level, inner_codecs) = match shard_level(config, &outer)? {
-                    Ok(found) => found,
-                    Err(reason) => return Ok(Opened::Unsupported(reason)),
-                };
-                outer = level.chunk_shape.clone();
-                levels.push(level);
-                match inner_codecs
-                    .iter()
-                    .position(|c| runs_of(c) == Some(Runs::Sharding))
-                {
-                    None => {
-                        list = inner_codecs;
-                        break;
-                    }
-                    Some(0) if inner_codecs.len() == 1 => list = inner_codecs,
-                    Some(_) => {
-                        return Ok(Opened::Unsupported(
-                            "codecs around an inner sharding_indexed".into(),
-                        ))
-                    }
-                }
-            }
-            let shard = ShardLayout {
-                inner_chunk_shape: outer.clone(),
-                levels,
-            };
-            (list, outer, Some(shard))
+        .position(|c| runs_of(c) == Some(Runs::Sharding))
+    {
+        // (zarrita takes a sharding_indexed codec for the whole chain and drops the codecs
+        // around it, reading such an array wrong: refused, not handed to zarr.get.)
+        let around = |what: String| {
+            Error::Unsupported {
+            message: format!(
+                "{what} sharding_indexed is not read (the package reads transposes before it;                  zarr.get would ignore the codec)"
+            ),
         }
-        Some(_) => return Ok(Opened::Unsupported("codecs around sharding_indexed".into())),
-    };
+        };
+        if at + 1 != chunk_codecs.len() {
+            let (name, _) = codec_name_and_config(&chunk_codecs[at + 1])?;
+            return Err(around(format!("the codec {} after", quoted(name))));
+        }
+        for codec in &chunk_codecs[..at] {
+            let (name, config) = codec_name_and_config(codec)?;
+            if runs_of(codec) != Some(Runs::Transpose) {
+                return Err(around(format!("the codec {} before", quoted(name))));
+            }
+            if let Some(o) = transpose_order(config, ndim)? {
+                order = o.iter().map(|&d| order[d]).collect();
+            }
+        }
+        let config = chunk_codecs[at]
+            .get("configuration")
+            .ok_or_else(|| invalid("sharding_indexed has no configuration"))?;
+        let (mut level, inner_codecs) = shard_level(config, &in_order(&chunk_shape, &order))?;
+        // The level's chunk shape, given in the shard's order, in the array's.
+        let mut inner = vec![0; ndim];
+        for (i, &d) in order.iter().enumerate() {
+            inner[d] = level.chunk_shape[i];
+        }
+        level.chunk_shape = inner;
+        level.index_order = (!is_identity(&order)).then(|| order.clone());
+        chunk_shape = level.chunk_shape.clone();
+        levels.push(level);
+        chunk_codecs = inner_codecs;
+    }
+    let mut shard = (!levels.is_empty()).then(|| ShardLayout {
+        inner_chunk_shape: chunk_shape.clone(),
+        levels,
+    });
     // zarr-python's v3 numcodecs.fixedscaleoffset and numcodecs.astype, as their v2 filters.
     let fill = meta.get("fill_value").unwrap_or(&Value::Null);
     let chunk_codecs = v2::numcodecs_filters_v3(chunk_codecs, array_type.numeric(), fill);
-    let split = match split_codecs(&chunk_codecs, &chunk_shape)? {
+    let mut split = match split_codecs(&chunk_codecs, &in_order(&chunk_shape, &order))? {
         Ok(split) => split,
         Err(reason) => return Ok(Opened::Unsupported(reason)),
     };
-    let mut split = split;
+    if !is_identity(&order) {
+        // The chain's own transpose (in the shard's order) after the shard's.
+        if split.reshape.is_some() {
+            return Ok(Opened::Unsupported(
+                "reshape in a shard a transpose turned".into(),
+            ));
+        }
+        let turned = match &split.order {
+            Some(o) => o.iter().map(|&d| order[d]).collect(),
+            None => order,
+        };
+        split.order = (!is_identity(&turned)).then_some(turned);
+    }
     if edges.is_some() && (shard.is_some() || split.serializer.is_some()) {
         return Err(Error::Unsupported {
             message: format!(
@@ -318,6 +348,9 @@ pub fn open_with(meta: &Value, chunk_shape: Option<&[usize]>) -> Result<Opened> 
             s.inner_chunk_shape.push(lanes);
             for level in &mut s.levels {
                 level.chunk_shape.push(lanes);
+                if let Some(order) = level.index_order.as_mut() {
+                    order.push(order.len());
+                }
             }
         }
         if let Some(order) = split.order.as_mut() {
@@ -549,11 +582,13 @@ fn split_codecs(
 ) -> Result<std::result::Result<Split, String>> {
     let ndim = chunk_shape.len();
     let mut chain = Vec::new();
-    let mut order = None;
+    let mut order: Option<Vec<usize>> = None;
     let mut reshape: Option<Vec<usize>> = None;
     // numcodecs' delta or packbits, which run on the bytes `bytes` lays out (the compress
-    // module): it must be the last array -> array codec, and the only one of them.
+    // module): it must be the last array -> array codec, and the only one of them, but for
+    // categorize's codes, which a delta may follow.
     let mut delta: Option<(&Value, BytesCodec)> = None;
+    let mut categorized: Option<(&Value, BytesCodec)> = None;
     for (i, codec) in codecs.iter().enumerate() {
         let (name, config) = codec_name_and_config(codec)?;
         let runs = table::by_v3_name(name).map(|r| r.runs);
@@ -561,8 +596,16 @@ fn split_codecs(
             c @ (BytesCodec::Delta(_) | BytesCodec::PackBits | BytesCodec::Categorize(_)),
         )) = runs
         {
-            if let Some((_, before)) = delta {
-                return Ok(Err(format!("{} before {}", before.name(), c.name())));
+            match delta {
+                Some(found @ (_, BytesCodec::Categorize(_)))
+                    if matches!(c, BytesCodec::Delta(_)) && categorized.is_none() =>
+                {
+                    categorized = Some(found);
+                }
+                Some((_, before)) => {
+                    return Ok(Err(format!("{} before {}", before.name(), c.name())));
+                }
+                None => {}
             }
             delta = Some((codec, c));
             continue;
@@ -573,6 +616,9 @@ fn split_codecs(
                 quoted(name),
                 before.name()
             )));
+        }
+        if runs == Some(Runs::FixedScaleOffset) {
+            check_fixed_scale_offset(config)?;
         }
         let serializer = match runs {
             // numcodecs' fixedscaleoffset: the package's own codec takes float32 and float16 to
@@ -604,9 +650,17 @@ fn split_codecs(
             Some(Runs::Transpose) if reshape.is_some() => {
                 return Ok(Err("transpose after reshape".into()))
             }
-            Some(Runs::Transpose) if order.is_none() => {
+            Some(Runs::Transpose) => {
                 match transpose_order(config, ndim)? {
-                    Some(o) => order = Some(o),
+                    // A second turns what the first made: stored dimension i is the first's
+                    // dimension o[i].
+                    Some(o) => {
+                        let turned: Vec<usize> = match &order {
+                            Some(first) => o.iter().map(|&d| first[d]).collect(),
+                            None => o,
+                        };
+                        order = (!is_identity(&turned)).then_some(turned);
+                    }
                     // The identity is left to zarr.get, as it always was (late-register.test.mjs
                     // reads it as a chain this path does not take).
                     None => return Ok(Err("a transpose that changes nothing".into())),
@@ -631,7 +685,6 @@ fn split_codecs(
                 })
             }
             Some(Runs::Sharding) => return Ok(Err("sharding nested in a shard".into())),
-            Some(Runs::Transpose) => return Ok(Err("two transpose codecs".into())),
             Some(Runs::Compress(_)) | Some(Runs::Elsewhere) | None => {
                 return Ok(Err(format!(
                     "the package does not run the codec {} in place (a chain's array -> array \
@@ -649,6 +702,18 @@ fn split_codecs(
                 let (step, (dtype, astype)) = delta_step(d, big)?;
                 compressors.insert(0, step);
                 delta_types = Some((c, dtype, astype));
+                if let Some((k, categorize)) = categorized {
+                    // The codes categorize stores are what the delta takes (little-endian,
+                    // as delta's dtype is laid out).
+                    let (step, codes) = categorize_step(k, false)?;
+                    if codes != dtype {
+                        return Err(invalid(format!(
+                            "delta's dtype {dtype} is not categorize's astype, {codes}"
+                        )));
+                    }
+                    compressors.insert(0, step);
+                    delta_types = Some((categorize, DataType::UInt32, astype));
+                }
             }
             Some((k, c @ BytesCodec::Categorize(_))) => {
                 // categorize takes the items' code points (uint32 lanes, laid out
@@ -697,6 +762,21 @@ fn split_codecs(
         serializer: None,
         delta: None,
     }))
+}
+
+/// numcodecs' fixedscaleoffset needs `offset`, `scale` and `dtype` (numcodecs, and so
+/// zarr-python, cannot make the codec without them): a configuration without one is refused,
+/// naming it, whichever reader would run it.
+fn check_fixed_scale_offset(config: Option<&Value>) -> Result<()> {
+    for field in ["offset", "scale", "dtype"] {
+        if config.and_then(|c| c.get(field)).is_none_or(Value::is_null) {
+            return Err(Error::config(
+                "numcodecs.fixedscaleoffset",
+                format!("its configuration has no {field} (offset, scale and dtype are required)"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the package's own fixedscaleoffset codec takes this configuration: a float32 or
@@ -860,6 +940,15 @@ fn reshaped(config: Option<&Value>, input: &[usize]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// `dims` in `order`: entry `i` is `dims[order[i]]`.
+fn in_order(dims: &[usize], order: &[usize]) -> Vec<usize> {
+    order.iter().map(|&d| dims[d]).collect()
+}
+
+fn is_identity(order: &[usize]) -> bool {
+    order.iter().enumerate().all(|(i, &d)| i == d)
+}
+
 /// A transpose codec's `order` (a permutation of the dimensions); `None` for the identity,
 /// which changes nothing.
 fn transpose_order(config: Option<&Value>, ndim: usize) -> Result<Option<Vec<usize>>> {
@@ -888,11 +977,8 @@ fn transpose_order(config: Option<&Value>, ndim: usize) -> Result<Option<Vec<usi
 }
 
 /// One `sharding_indexed` codec's level inside chunks of `outer` (a shard, or the chunk of
-/// the level above), and its codecs; `Err` with the reason where this path does not read it.
-fn shard_level<'a>(
-    config: &'a Value,
-    outer: &[usize],
-) -> Result<std::result::Result<(ShardLevel, &'a [Value]), String>> {
+/// the level above), and its codecs.
+fn shard_level<'a>(config: &'a Value, outer: &[usize]) -> Result<(ShardLevel, &'a [Value])> {
     let inner = parse_shape(
         config
             .get("chunk_shape")
@@ -906,7 +992,9 @@ fn shard_level<'a>(
         ));
     }
     let Some((index_endian, index_compressors)) = index_codecs(config.get("index_codecs"))? else {
-        return Ok(Err("shard index codecs".into()));
+        return Err(invalid(
+            "sharding_indexed's index_codecs must begin with bytes (the index is uint64 values)",
+        ));
     };
     let index_at_end = match config.get("index_location").and_then(Value::as_str) {
         None | Some("end") => true,
@@ -925,8 +1013,9 @@ fn shard_level<'a>(
         index_compressors,
         index_fallback,
         index_at_end,
+        index_order: None,
     };
-    Ok(Ok((level, inner_codecs.as_slice())))
+    Ok((level, inner_codecs.as_slice()))
 }
 
 /// zarr-extensions' rectilinear grid (`kind` "inline"): per dimension, its chunk edges as runs
@@ -1196,6 +1285,10 @@ impl ArrayLayout {
                                 .map_or(Value::Null, |n| Value::from(n as u64)),
                         ),
                         ("index_at_end", Value::Bool(level.index_at_end)),
+                        (
+                            "index_order",
+                            level.index_order.as_deref().map_or(Value::Null, dims_json),
+                        ),
                     ]));
                 }
                 Value::object([

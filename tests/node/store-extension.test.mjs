@@ -86,7 +86,8 @@ async function openIn(store, c) {
 async function reference(c) {
   const arr = await open(zarr.root(memoryStore(c.dir)).resolve(c.path || "/")).catch(() => undefined);
   // (Arrays get hands to zarr.get, strings say, would run zarrita's codecs, which are gone here.)
-  if (!arr || typeof (await coreAccess(arr)) === "string") return undefined;
+  // (An array the package refuses, such as codecs around sharding_indexed, has no reference.)
+  if (!arr || typeof (await coreAccess(arr).catch(() => "refused")) === "string") return undefined;
   const got = await get(arr).catch(() => undefined);
   if (!got || !ArrayBuffer.isView(got.data) || got.data instanceof zarr.BoolArray || typeof got.data.BYTES_PER_ELEMENT !== "number") return undefined;
   const zarritaOpens = await openIn(memoryStore(c.dir), c).then(() => !notRegular(c), () => false);

@@ -44,7 +44,7 @@ class Watched extends zarr.FetchStore {
 test("every zarr-python store reads exactly with the workers fetching, in both output modes; this thread fetches no chunk", async () => {
   const server = await serve(dir);
   try {
-    for (const c of manifest) {
+    for (const c of manifest.filter((m) => !m.refused)) {
       const store = new Watched(`http://127.0.0.1:${server.address().port}/${c.store}`);
       const root = zarr.root(store);
       const arr = await zarr.open(c.path ? root.resolve(c.path) : root, { kind: "array" });
