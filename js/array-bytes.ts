@@ -39,10 +39,13 @@ export type ArrayBytesCodec = new (
  * configuration goes as null, which each codec reads as it defines (numcodecs' defaults, or
  * refused where the codec has none).
  */
-export function arrayToBytesEntry(Codec: ArrayBytesCodec) {
+export function arrayToBytesEntry(Codec: ArrayBytesCodec, name: string) {
   return {
     fromConfig(config: unknown, meta: ChunkMeta) {
-      const inner = new Codec(JSON.stringify(config ?? null), meta.dataType, JSON.stringify(receivedShape(meta)));
+      // numcodecs.zfpy shares the zfp module's class, which tells it by its configuration
+      // wrapped under its name (as the layout hands it, see whole_chunk_configuration).
+      const given = name === "numcodecs.zfpy" ? { [name]: config ?? null } : (config ?? null);
+      const inner = new Codec(JSON.stringify(given), meta.dataType, JSON.stringify(receivedShape(meta)));
       // (A transposed chunk's decoded values are in the transpose's order: zarrita's transpose
       // gives them its strides.)
       const shape = meta.shape;

@@ -64,7 +64,7 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
         const module = row.module as WholeChunkModule;
         ours(name, async () => {
           const [{ arrayToBytesEntry }, glue] = await Promise.all([import("./array-bytes.js"), loadModule(module)]);
-          return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec);
+          return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec, name);
         });
       } else if (row.zarrita === "compress") {
         // zarrita's own codec (numcodecs.js), decoding in the compress module (zarr.get too).

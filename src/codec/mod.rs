@@ -24,6 +24,8 @@ pub mod zfp;
 pub mod zfp_config;
 #[cfg(feature = "zfp")]
 pub mod zfp_kernel;
+#[cfg(feature = "zfp")]
+pub mod zfpy;
 
 use std::sync::Arc;
 
@@ -299,7 +301,14 @@ impl Chain {
                 }
                 bytes = Some(match runs {
                     Runs::WholeChunk(module) => {
-                        match whole_chunk_serializer(codec, module, config, dtype, chunk_shape) {
+                        let config = whole_chunk_configuration(name, config);
+                        match whole_chunk_serializer(
+                            codec,
+                            module,
+                            config.as_ref(),
+                            dtype,
+                            chunk_shape,
+                        ) {
                             Some(built) => Serializer::WholeChunk(built?),
                             None => {
                                 return Err(Error::UnknownCodec {
@@ -515,6 +524,19 @@ fn given_value(e: Error, codec: &ArrayCodec, given: &ArrayData, input: &ArrayDat
     }
 }
 
+/// The configuration a whole-chunk module's class takes for the codec `name`: its own, but
+/// for `numcodecs.zfpy`, which shares the zfp module with `zfp` and is told apart by its
+/// configuration wrapped under its name (`{"numcodecs.zfpy": ...}`).
+pub fn whole_chunk_configuration(name: &str, config: Option<&Value>) -> Option<Value> {
+    if name == "numcodecs.zfpy" {
+        return Some(Value::object([(
+            "numcodecs.zfpy",
+            config.cloned().unwrap_or(Value::Null),
+        )]));
+    }
+    config.cloned()
+}
+
 /// Builds a whole-chunk codec of `module` for chunks of `chunk_shape` holding `dtype` values;
 /// `None` where this build does not have the module's kernel (its cargo feature).
 pub fn whole_chunk_codec(
@@ -527,7 +549,15 @@ pub fn whole_chunk_codec(
     let configuration = configuration.filter(|c| !matches!(c, Value::Null));
     match module {
         #[cfg(feature = "zfp")]
-        Module::Zfp => Some(shared(zfp::Zfp::new(configuration, dtype, chunk_shape))),
+        // (numcodecs.zfpy's configuration comes wrapped, see `zfpy::WRAPPED`.)
+        Module::Zfp => Some(match configuration.and_then(|c| c.get(zfpy::WRAPPED)) {
+            Some(inner) => shared(zfpy::Zfpy::new(
+                Some(inner).filter(|c| !matches!(c, Value::Null)),
+                dtype,
+                chunk_shape,
+            )),
+            None => shared(zfp::Zfp::new(configuration, dtype, chunk_shape)),
+        }),
         #[cfg(feature = "pcodec")]
         Module::Pcodec => Some(shared((|| {
             let count = chunk_len(chunk_shape, dtype.size())?;

@@ -290,7 +290,7 @@ pub const CODECS: &[CodecRow] = &[
     row("zfp", &["zfp"], None, AB, Runs::WholeChunk(Module::Zfp), &[]),
     row("pcodec", &["numcodecs.pcodec"], Some("pcodec"), AB, Runs::WholeChunk(Module::Pcodec), &[]),
     row("sharding_indexed", &["sharding_indexed"], None, AB, Runs::Sharding, &[]),
-    row("zfpy", &["numcodecs.zfpy"], Some("zfpy"), AB, Runs::Elsewhere, &[]),
+    row("zfpy", &["numcodecs.zfpy"], Some("zfpy"), AB, Runs::WholeChunk(Module::Zfp), &[]),
     row("vlen-utf8", &["vlen-utf8"], None, AB, Runs::Elsewhere, &[]),
     row("vlen-bytes", &["vlen-bytes"], None, AB, Runs::Elsewhere, &[]),
     row("json2", &["json2"], None, AB, Runs::Elsewhere, &[]),

@@ -679,8 +679,15 @@ fn split_codecs(
             }
             Some(Runs::WholeChunk(module)) => {
                 chain.push(little_endian_bytes());
+                // (The configuration as the module's class takes it.)
+                let config = crate::codec::whole_chunk_configuration(name, config);
+                let mut meta = Map::new();
+                meta.insert("name".into(), Value::from(name));
+                if let Some(config) = config {
+                    meta.insert("configuration".into(), config);
+                }
                 Some(WholeChunk {
-                    codec: codec.clone(),
+                    codec: Value::Object(meta),
                     module,
                 })
             }

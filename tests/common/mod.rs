@@ -20,6 +20,7 @@ pub fn fixture(name: &str) -> Value {
         "chains.json" => include_str!("../fixtures/chains.json"),
         "scalars.json" => include_str!("../fixtures/scalars.json"),
         "zfp/cases.json" => include_str!("../fixtures/zfp/cases.json"),
+        "zfpy/cases.json" => include_str!("../fixtures/zfpy/cases.json"),
         other => panic!("no fixture {other}"),
     };
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"))

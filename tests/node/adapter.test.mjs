@@ -31,10 +31,11 @@ async function openFixture(name) {
   return zarr.open.v3(zarr.root(store), { kind: "array" });
 }
 
-test("registerCodecs replaces zarrita's built-in scale_offset and cast_value, and adds zfp and numcodecs.pcodec", () => {
+test("registerCodecs replaces zarrita's built-in scale_offset and cast_value, and adds zfp, numcodecs.zfpy and numcodecs.pcodec", () => {
   assert.equal(zarr.registry.has("zfp"), true);
+  assert.equal(zarr.registry.has("numcodecs.zfpy"), true);
   assert.equal(zarr.registry.has("numcodecs.pcodec"), true);
-  assert.deepEqual([...CODEC_NAMES].sort(), ["cast_value", "numcodecs.pcodec", "scale_offset", "zfp"]);
+  assert.deepEqual([...CODEC_NAMES].sort(), ["cast_value", "numcodecs.pcodec", "numcodecs.zfpy", "scale_offset", "zfp"]);
   for (const name of REPLACED) {
     assert.ok(builtin.get(name), `zarrita ships ${name}`);
     assert.notEqual(zarr.registry.get(name), builtin.get(name));
