@@ -43,7 +43,11 @@ fn streams_and_values_match_numcodecs() {
         let stream = unhex(case["stream"].as_str().expect("stream"));
         match zfpy.encode_bytes(&values) {
             Ok(ours) => f.check(ours == stream, || {
-                format!("{id}: stream differs ({} bytes vs numcodecs' {})", ours.len(), stream.len())
+                format!(
+                    "{id}: stream differs ({} bytes vs numcodecs' {})",
+                    ours.len(),
+                    stream.len()
+                )
             }),
             Err(e) => f.check(false, || format!("{id}: encode failed: {e}")),
         }
@@ -85,23 +89,40 @@ fn a_header_for_other_chunks_is_refused() {
     ] {
         let e = code(dtype, &shape, &stream);
         assert_eq!(e.code(), "CORRUPT_CHUNK", "{dtype:?} {shape:?}: {e}");
-        assert!(e.to_string().contains("the zfp header says float64 values of shape [9, 7]"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("the zfp header says float64 values of shape [9, 7]"),
+            "{e}"
+        );
     }
     // No header (a zfp stream as the `zfp` codec writes it), and a stream cut in its header.
     let mut headerless = stream.clone();
     headerless[..4].copy_from_slice(b"abcd");
-    assert_eq!(code(DataType::Float64, &[9, 7], &headerless).code(), "CORRUPT_CHUNK");
-    assert_eq!(code(DataType::Float64, &[9, 7], &stream[..8]).code(), "CHUNK_LENGTH");
+    assert_eq!(
+        code(DataType::Float64, &[9, 7], &headerless).code(),
+        "CORRUPT_CHUNK"
+    );
+    assert_eq!(
+        code(DataType::Float64, &[9, 7], &stream[..8]).code(),
+        "CHUNK_LENGTH"
+    );
     // A stream cut short of its values.
-    assert_eq!(code(DataType::Float64, &[9, 7], &stream[..stream.len() / 2]).code(), "CHUNK_LENGTH");
+    assert_eq!(
+        code(DataType::Float64, &[9, 7], &stream[..stream.len() / 2]).code(),
+        "CHUNK_LENGTH"
+    );
 }
 
 #[test]
 fn what_zfpy_cannot_code_is_refused() {
     let config = j(&serde_json::json!({"mode": 4, "tolerance": 0.5}));
-    let e = Zfpy::new(Some(&config), DataType::Int16, &[4, 4]).map(|_| ()).unwrap_err();
+    let e = Zfpy::new(Some(&config), DataType::Int16, &[4, 4])
+        .map(|_| ())
+        .unwrap_err();
     assert_eq!(e.code(), "UNSUPPORTED_DATA_TYPE", "{e}");
-    let e = Zfpy::new(Some(&config), DataType::Float64, &[2, 2, 2, 2, 2]).map(|_| ()).unwrap_err();
+    let e = Zfpy::new(Some(&config), DataType::Float64, &[2, 2, 2, 2, 2])
+        .map(|_| ())
+        .unwrap_err();
     assert_eq!(e.code(), "INVALID_CONFIG", "{e}");
     // A mode numcodecs does not write reads (the header says how) but does not write.
     let expert = j(&serde_json::json!({"mode": 1}));

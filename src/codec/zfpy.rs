@@ -63,14 +63,16 @@ fn type_name(t: ZfpScalarType) -> &'static str {
 }
 
 /// The zfp parameters numcodecs' configuration asks zfpy for (see the module's notes).
-fn encoding_of(config: Option<&Value>, ndim: usize) -> Result<std::result::Result<ZfpConfig, String>> {
+fn encoding_of(
+    config: Option<&Value>,
+    ndim: usize,
+) -> Result<std::result::Result<ZfpConfig, String>> {
     let number = |key: &str| -> Result<f64> {
         match config.and_then(|c| c.get(key)) {
             None | Some(Value::Null) => Ok(-1.0),
-            Some(v) => v
-                .as_f64()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| Error::config(CODEC, format!("{key} must be a finite number, got {v}"))),
+            Some(v) => v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
+                Error::config(CODEC, format!("{key} must be a finite number, got {v}"))
+            }),
         }
     };
     let mode = match config.and_then(|c| c.get("mode")) {
@@ -79,7 +81,8 @@ fn encoding_of(config: Option<&Value>, ndim: usize) -> Result<std::result::Resul
             .as_i64()
             .ok_or_else(|| Error::config(CODEC, format!("mode must be an integer, got {v}")))?,
     };
-    let (tolerance, rate, precision) = (number("tolerance")?, number("rate")?, number("precision")?);
+    let (tolerance, rate, precision) =
+        (number("tolerance")?, number("rate")?, number("precision")?);
     // numcodecs hands zfpy the mode's own parameter alone.
     let (tolerance, rate, precision) = match mode {
         4 => (tolerance, -1.0, -1.0),
@@ -118,7 +121,11 @@ fn encoding_of(config: Option<&Value>, ndim: usize) -> Result<std::result::Resul
 impl Zfpy {
     /// numcodecs' configuration (as written in zarr.json, or a v2 compressor's without `id`)
     /// for chunks of `chunk_shape` holding `dtype` values.
-    pub fn new(configuration: Option<&Value>, dtype: DataType, chunk_shape: &[usize]) -> Result<Self> {
+    pub fn new(
+        configuration: Option<&Value>,
+        dtype: DataType,
+        chunk_shape: &[usize],
+    ) -> Result<Self> {
         if scalar_type(dtype).is_none() {
             return Err(Error::UnsupportedDataType {
                 codec: CODEC,
@@ -161,10 +168,13 @@ impl Zfpy {
         // (zfp reads the stream a 64-bit word at a time: a header needs at most three.)
         let mut head = stream[..stream.len().min(24)].to_vec();
         head.resize(24, 0);
-        let mut bits = ZfpBitStream::from_bytes(&head).map_err(|e| Self::corrupt(format!("{e}")))?;
-        let header = bits
-            .read_header(ZfpHeaderMask::FULL)
-            .map_err(|e| Self::corrupt(format!("not a zfp stream with a full header, as zfpy writes: {e}")))?;
+        let mut bits =
+            ZfpBitStream::from_bytes(&head).map_err(|e| Self::corrupt(format!("{e}")))?;
+        let header = bits.read_header(ZfpHeaderMask::FULL).map_err(|e| {
+            Self::corrupt(format!(
+                "not a zfp stream with a full header, as zfpy writes: {e}"
+            ))
+        })?;
         let (Some(meta), Some(config)) = (header.metadata, header.config) else {
             return Err(Self::corrupt("the zfp header is incomplete".into()));
         };
@@ -311,7 +321,11 @@ impl WholeChunkCodec for Zfpy {
     }
 
     fn decode_into(&self, stream: &[u8], out: &mut ArrayData) -> Result<()> {
-        fn into<T: Decodable + Element>(z: &Zfpy, stream: &[u8], out: &mut ArrayData) -> Result<()> {
+        fn into<T: Decodable + Element>(
+            z: &Zfpy,
+            stream: &[u8],
+            out: &mut ArrayData,
+        ) -> Result<()> {
             let mut values = match T::from_array(out) {
                 Some(v) if v.len() == z.len => std::mem::replace(out, ArrayData::UInt8(Vec::new())),
                 _ => T::into_array(vec![T::default(); z.len]),
