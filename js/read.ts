@@ -29,6 +29,7 @@ import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, rectilinearAxis, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 import { readInTurn } from "./turns.js";
+import { vlenAccess, vlenRead } from "./vlen.js";
 
 export type { Selection } from "./select.js";
 
@@ -772,6 +773,11 @@ export async function getNow(arr: Readable, selection: Selection, options: GetOp
   if (typeof a === "string" && (arr.dtype as string) === "float16") {
     // zarrita would fail inside (it makes a Float16Array the engine does not have).
     throw codedError("UNSUPPORTED_DATA_TYPE", FLOAT16_MISSING);
+  }
+  if (typeof a === "string") {
+    // Strings and bytes of any length, on their own path (js/vlen.ts).
+    const v = await vlenAccess(arr);
+    if (v) return vlenRead(arr, v, selection, options);
   }
   if (typeof a === "string" || !rangesFor(arr, a)) {
     const Out = typedArrayFor(arr.dtype);

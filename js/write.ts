@@ -12,6 +12,7 @@ import { chunkKey, decodeBytes, forgetShardIndexes, indexPlaces, registryCodec }
 import { compiledOf, loadModule, loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
+import { vlenAccess, vlenWrite } from "./vlen.js";
 import { type EncodeModule, encodeModuleOf } from "./modules.js";
 import { fillsItsBuffer, isBytesStage, type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
@@ -222,6 +223,11 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     if (typeof a !== "string" && a.layout.edges && !a.layout.writes_here) {
       // (zarrita's zarr.set has no rectilinear grid either.)
       throw codedError("UNSUPPORTED", "this chain is not written with a rectilinear chunk grid");
+    }
+    if (typeof a === "string") {
+      // Strings and bytes of any length, on their own path (js/vlen.ts).
+      const v = await vlenAccess(arr as never);
+      if (v) return vlenWrite(arr, v, selection, value, options);
     }
     if (typeof a === "string" || !a.layout.writes_here) {
       const plan = planSelection(selection, arr.shape, arr.chunks);

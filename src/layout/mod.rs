@@ -8,6 +8,7 @@
 //! [`Opened::Unsupported`] with the reason, and the reader falls back to zarrita.
 
 pub mod v2;
+pub mod vlen;
 
 use crate::array::ArrayData;
 use crate::codec::bytes::{check_byte_length, ReadInt};
@@ -480,7 +481,7 @@ pub fn open_any_with(meta: Value, chunk_shape: Option<&[usize]>) -> Result<(Valu
 }
 
 /// The chunk key encoding; `None` for one this path does not know.
-fn key_encoding(value: Option<&Value>) -> Result<Option<KeyEncoding>> {
+pub(crate) fn key_encoding(value: Option<&Value>) -> Result<Option<KeyEncoding>> {
     let Some(value) = value else {
         return Ok(Some(KeyEncoding {
             v2: false,

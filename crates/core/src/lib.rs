@@ -208,6 +208,30 @@ pub fn shard_index_entries(bytes: &[u8], little: bool, count: usize) -> Result<V
     zarr_wasm_codecs::layout::shard_index_entries(bytes, endian, count).map_err(js_error)
 }
 
+/// The layout of an array of strings or bytes of any length (see
+/// `zarr_wasm_codecs::layout::vlen`), as JSON, from its metadata text (zarr.json, or a zarr v2
+/// array's joined files); `undefined` for an array of another type, or one zarrita reads.
+#[wasm_bindgen(js_name = vlenLayoutJson)]
+pub fn vlen_layout_json(zarr_json: &str) -> Result<Option<String>, JsValue> {
+    let meta = parse_json(zarr_json, "zarr.json")?;
+    let meta = zarr_wasm_codecs::layout::normalise(meta).map_err(js_error)?;
+    let layout = zarr_wasm_codecs::layout::vlen::open_vlen(&meta).map_err(js_error)?;
+    Ok(layout.map(|l| l.to_json().to_string()))
+}
+
+/// Where each of a vlen chunk's `count` items lies: (start, length) pairs (CORRUPT_CHUNK for
+/// framing that is not the chunk's).
+#[wasm_bindgen(js_name = vlenItems)]
+pub fn vlen_items(bytes: &[u8], count: usize) -> Result<Vec<u32>, JsValue> {
+    zarr_wasm_codecs::layout::vlen::vlen_items(bytes, count).map_err(js_error)
+}
+
+/// numcodecs' vlen framing of items given as their byte lengths and their bytes in a row.
+#[wasm_bindgen(js_name = vlenFrame)]
+pub fn vlen_frame(lengths: &[u32], data: &[u8]) -> Result<Vec<u8>, JsValue> {
+    zarr_wasm_codecs::layout::vlen::vlen_frame(lengths, data).map_err(js_error)
+}
+
 /// zarr.json with integers beyond 2^53 in the fill value and codec configurations as decimal
 /// strings, so that `JSON.parse` keeps them exact; a zarr v2 array's joined files (see
 /// `layout::normalise`) as the zarr.json they translate to.
