@@ -624,12 +624,17 @@ fn split_codecs(
         let serializer = match runs {
             // numcodecs' fixedscaleoffset: the package's own codec takes float32 and float16 to
             // an integer type (its translation gives it only those); any other is zarr.get's.
+            // zarrita reads it as scale_offset and cast_value in float64, rounding to nearest:
+            // numcodecs decodes integers by truncation, and float32 in float32 (numpy 2's
+            // rules), so zarr.get would read other values. Refused, not handed on.
             Some(Runs::FixedScaleOffset) if !fixed_scale_offset_here(config) => {
-                return Ok(Err(
-                    "numcodecs.fixedscaleoffset other than from float32 or \
-                               float16 to an integer type"
-                        .into(),
-                ))
+                return Err(Error::Unsupported {
+                    message:
+                        "numcodecs.fixedscaleoffset is read from float64 (as scale_offset and \
+                              cast_value), float32 or float16 to an integer type; zarr.get would \
+                              decode this one otherwise than numcodecs"
+                            .into(),
+                })
             }
             Some(
                 Runs::ScaleOffset
