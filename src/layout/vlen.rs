@@ -269,7 +269,7 @@ mod tests {
         assert_eq!(vlen_items(CHUNK, 2).unwrap(), [8, 1, 13, 6]);
         assert_eq!(vlen_frame(&[1, 6], "ahéllo".as_bytes()).unwrap(), CHUNK);
         for (bytes, count) in [
-            (&CHUNK[..], 3),
+            (CHUNK, 3),
             (&CHUNK[..CHUNK.len() - 1], 2),
             (&[CHUNK, b"x"].concat()[..], 2),
             (&CHUNK[..2], 2),
