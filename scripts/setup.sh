@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine that has the Rust toolchain, Node.js and npm, builds the package and
 # runs the main job, the demo. Everything else it needs it installs: the wasm32 target,
-# wasm-bindgen-cli at the exact version in Cargo.lock, wasm-pack, Chromium and ChromeDriver
-# and clang (Debian packages), and the npm dependencies.
+# wasm-bindgen-cli at the exact version in Cargo.lock (its wasm-bindgen-test-runner runs the
+# wasm tests, in Node and in Chromium), Chromium and ChromeDriver and clang (Debian packages),
+# and the npm dependencies.
 #
 # At a terminal the demo is served until Ctrl-C; without one (CI, pipes) it is checked in
 # headless Chromium instead and the script exits.
@@ -23,11 +24,6 @@ if [ "$have" != "$want" ]; then
   step "wasm-bindgen-cli $want (built from source; a few minutes)"
   # Not --locked: one of its locked transitive versions is yanked.
   cargo install wasm-bindgen-cli --version "$want"
-fi
-
-if ! command -v wasm-pack >/dev/null; then
-  step "wasm-pack (built from source; a few minutes)"
-  cargo install wasm-pack --locked || cargo install wasm-pack
 fi
 
 # clang compiles the C zstd library (zstd-sys) for wasm32 in the compress module.

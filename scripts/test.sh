@@ -19,15 +19,18 @@ done
 step "cargo test (native)"
 cargo test --workspace
 
-# The library's fixture tests as wasm, then the core module's boundary.
+# The library's fixture tests as wasm, then the core module's boundary, run by
+# wasm-bindgen-cli's own test runner (no wasm-pack): in Node, then in headless Chromium.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+wasm_tests() { cargo test --target wasm32-unknown-unknown --lib --tests "$@"; }
 step "wasm-bindgen-test in Node"
-wasm-pack test --node
-wasm-pack test --node crates/core
+WASM_BINDGEN_TEST_ONLY_NODE=1 wasm_tests
+WASM_BINDGEN_TEST_ONLY_NODE=1 wasm_tests --manifest-path crates/core/Cargo.toml
 
 step "wasm-bindgen-test in headless Chromium"
-for dir in . crates/core; do
+for manifest in Cargo.toml crates/core/Cargo.toml; do
   CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" WASM_BINDGEN_USE_BROWSER=1 \
-    wasm-pack test --headless --chrome "$dir"
+    wasm_tests --manifest-path "$manifest"
 done
 
 step "npm package build (TypeScript strict)"

@@ -403,6 +403,26 @@ pub fn to_json() -> crate::json::Value {
     )
 }
 
+/// The tables the JavaScript side takes from the library, as JSON: the codec table
+/// ([`to_json`]) and, for each data type, the typed array a read returns
+/// (`DataType::typed_arrays`) and its item size. Committed as js/tables.json (written by
+/// `cargo run --example tables`), which scripts/build.mjs puts into the package; tests/tables.rs
+/// holds the file to this.
+pub fn javascript_tables() -> crate::json::Value {
+    use crate::json::{Map, Value};
+    let mut data_types = Map::new();
+    let mut sizes = Map::new();
+    for dt in crate::dtype::ALL_DATA_TYPES {
+        data_types.insert(dt.name().to_string(), Value::from(dt.typed_arrays()[0]));
+        sizes.insert(dt.name().to_string(), Value::from(dt.size() as u64));
+    }
+    Value::object([
+        ("codecs", to_json()),
+        ("data_types", Value::Object(data_types)),
+        ("data_type_sizes", Value::Object(sizes)),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
