@@ -2,7 +2,7 @@
 // shard's index for a sharded array (the indexes kept between reads), with the bytes -> bytes
 // codecs only zarrita's registry has undone here.
 import * as zarr from "zarrita";
-import { codedError, fromStore, namingChunk } from "./errors.js";
+import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
 import { loadWasm } from "./load.js";
 
 /** A store as the read calls it: zarrita's Readable, with `getRange` where it has one. */
@@ -78,6 +78,29 @@ export async function registryCodec(
   if (!load) return undefined;
   const Codec = (await load()) as unknown as { fromConfig(c: unknown, m: unknown): Required<Pick<BytesCodec, "encode">> & BytesCodec };
   return Codec.fromConfig(meta.configuration, { dataType, shape, codecs: list, fillValue: 0 });
+}
+
+/**
+ * Bytes -> bytes codecs from zarrita's registry (those the compress module does not run), each
+ * built from the representation it receives and each direction run through `viaCodec` (its
+ * failures coded); or why not (a codec the registry lacks).
+ */
+export async function registryBytesCodecs(
+  list: { name: string; configuration?: unknown }[],
+  dataType: string,
+  chunkShape: number[],
+): Promise<BytesCodec[] | string> {
+  const out: BytesCodec[] = [];
+  for (const meta of list) {
+    const codec = await registryCodec(meta, list, dataType, chunkShape);
+    if (!codec) return `no codec ${meta.name} in zarrita's registry`;
+    out.push({
+      decode: (bytes) => viaCodec(meta.name, "decode", () => codec.decode(bytes)),
+      encode: (bytes) => viaCodec(meta.name, "encode", () => codec.encode(bytes)),
+      computeEncodedSize: codec.computeEncodedSize && ((size) => codec.computeEncodedSize!(size)),
+    });
+  }
+  return out;
 }
 
 /** Undoes bytes -> bytes codecs, last first. */

@@ -7,9 +7,9 @@
 // its place in the output (js/place.ts, shared with the workers).
 import * as zarr from "zarrita";
 import { type DataTypeInfo, itemised, itemsOf, laneSelection } from "./data-types.js";
-import { codedError, naming, namingChunk, viaCodec } from "./errors.js";
+import { codedError, naming, namingChunk } from "./errors.js";
 import {
-  type AnyStore, type BytesCodec, chunkFetcher, chunkRemote, decodeBytes, type Fetched, type IndexLevel, registryCodec, type Remote,
+  type AnyStore, type BytesCodec, chunkFetcher, chunkRemote, decodeBytes, type Fetched, type IndexLevel, registryBytesCodecs, type Remote,
   type ShardIndex, type WorkerFetchInit,
 } from "./fetch.js";
 import {
@@ -266,20 +266,6 @@ function compressStage(codecs: CodecMeta[], itemSize: number, expected: number |
 
 let accessKeys = 0;
 
-/** Bytes -> bytes codecs from zarrita's registry (those the layout says the compress module does not run). */
-async function bytesCodecs(list: CodecMeta[], dataType: string, chunkShape: number[]): Promise<BytesCodec[] | string> {
-  const out: BytesCodec[] = [];
-  for (const meta of list) {
-    const codec = await registryCodec(meta, list, dataType, chunkShape);
-    if (!codec) return `no codec ${meta.name} in zarrita's registry`;
-    out.push({
-      decode: (bytes) => viaCodec(meta.name, "decode", () => codec.decode(bytes)),
-      computeEncodedSize: codec.computeEncodedSize && ((size) => codec.computeEncodedSize!(size)),
-    });
-  }
-  return out;
-}
-
 async function access<R extends TileReader>(
   arr: Readable,
   make: (text: string, chunkShape?: string) => R,
@@ -309,7 +295,7 @@ async function access<R extends TileReader>(
   if (layout.codecs.length && layout.codecs_fallback === null) {
     stages.push(await compressStage(layout.codecs, layout.stored_item_size, layout.decoded_bytes));
   } else if (layout.codecs.length) {
-    const codecs = await bytesCodecs(layout.codecs, layout.stored_data_type, layout.stored_chunk_shape);
+    const codecs = await registryBytesCodecs(layout.codecs, layout.stored_data_type, layout.stored_chunk_shape);
     if (typeof codecs === "string") return codecs;
     compressors = codecs;
   }
@@ -338,7 +324,7 @@ async function access<R extends TileReader>(
         const u = list.length ? await compressStage(list, BigUint64Array.BYTES_PER_ELEMENT, level.index_decoded_bytes) : undefined;
         levels.push({ ...form, bytes: level.index_bytes, unpack: async (raw) => (u ? unpackAll([u], raw).slice() : raw) });
       } else {
-        const codecs = await bytesCodecs(list, "uint64", [...per, 2]);
+        const codecs = await registryBytesCodecs(list, "uint64", [...per, 2]);
         if (typeof codecs === "string") return codecs;
         let bytes = level.index_decoded_bytes;
         for (const c of codecs) {

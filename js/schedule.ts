@@ -22,6 +22,24 @@ export function nextTask(): Promise<void> {
   });
 }
 
+/** Runs `work` on each item, at most `n` at once; rejects with the first failure (and starts no item after it). */
+export async function eachLimited<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (!failed && next < items.length) {
+      const item = items[next++];
+      try {
+        await work(item);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, lane));
+}
+
 /**
  * Runs at most `n` of the functions given to it at once; the others wait their turn, in
  * order, and each starts in the task that ended the one before it. The first `n` start in a

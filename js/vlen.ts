@@ -8,12 +8,13 @@
 // has no fixed size to decode into shared memory).
 import * as zarr from "zarrita";
 
-import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
-import { chunkFetcher, chunkKey, registryCodec, type BytesCodec } from "./fetch.js";
+import { codedError, fromStore, namingChunk } from "./errors.js";
+import { chunkFetcher, chunkKey, decodeBytes, registryBytesCodecs, type BytesCodec } from "./fetch.js";
 import { type Bindings, loadModule, loadWasm, memoryOf } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { bytesModuleOf, encodeModuleOf, stepClass } from "./modules.js";
 import { stageOf, unpack } from "./place.js";
+import { eachLimited } from "./schedule.js";
 import { boxRuns, type Box, planSelection, type Plan, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 import type { CompressorClass } from "./encode.js";
@@ -87,18 +88,10 @@ async function build(arr: Readable): Promise<VlenAccess | undefined> {
     const encoder = new (encodeGlue.Compressor as CompressorClass)(codecs, 1);
     frame = async (framed) => encoder.encode(framed);
   } else if (layout.codecs.length) {
-    for (const meta of layout.codecs) {
-      const codec = await registryCodec(meta, layout.codecs, "uint8", [1]);
-      if (!codec) throw codedError("UNKNOWN_CODEC", `no codec "${meta.name}" in zarrita's registry (${layout.codecs_fallback})`);
-      registry.push({
-        decode: (bytes) => viaCodec(meta.name, "decode", () => codec.decode(bytes)),
-        encode: (bytes) => viaCodec(meta.name, "encode", () => codec.encode(bytes)),
-      });
-    }
-    unframe = async (stored) => {
-      for (let i = registry.length - 1; i >= 0; i--) stored = await registry[i].decode(stored);
-      return stored;
-    };
+    const codecs = await registryBytesCodecs(layout.codecs, "uint8", [1]);
+    if (typeof codecs === "string") throw codedError("UNKNOWN_CODEC", `${codecs} (${layout.codecs_fallback})`);
+    registry.push(...codecs);
+    unframe = (stored) => decodeBytes(registry, stored);
     frame = async (framed) => {
       for (const c of registry) framed = await c.encode!(framed);
       return framed;
@@ -168,15 +161,6 @@ function outPlaces(plan: Plan, box: Box): Int32Array {
   return out;
 }
 
-/** Runs `work` on each item, at most `n` at once. */
-async function eachAtMost<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-}
-
 interface VlenReadOptions {
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
@@ -197,7 +181,7 @@ export async function vlenRead(arr: Readable, v: VlenAccess, selection: Selectio
   const fetch = chunkFetcher(arr, { layout: { ...v.layout, shard: null }, compressors: [], index: null }, options);
   const count = v.layout.chunk_shape.reduce((a, b) => a * b, 1);
   let done = 0;
-  await eachAtMost(plan.boxes, options.concurrency ?? 16, async (box) => {
+  await eachLimited(plan.boxes, options.concurrency ?? 16, async (box) => {
     options.signal?.throwIfAborted();
     const { key, bytes } = await fetch(box.coords);
     const items = bytes ? await chunkItems(v, key, bytes, count) : undefined;
@@ -266,7 +250,7 @@ export async function vlenWrite(
   const count = v.layout.chunk_shape.reduce((a, b) => a * b, 1);
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
   let done = 0;
-  await eachAtMost(plan.boxes, 8, async (box) => {
+  await eachLimited(plan.boxes, 8, async (box) => {
     options.signal?.throwIfAborted();
     const from = chunkPlaces(box, v.layout.chunk_shape);
     const to = outPlaces(plan, box);

@@ -19,7 +19,7 @@ import type { WorkerPool } from "./pool.js";
 import type { CompressorSpec, EncodeJob, EncodeRowJob } from "./protocol.js";
 import { type ArrayAccess, coreAccess } from "./read.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
-import { inTurn, poolOf, progress, untilAborted } from "./schedule.js";
+import { eachLimited, inTurn, poolOf, progress, untilAborted } from "./schedule.js";
 import { type Axis, type Box, planSelection, type Plan, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 import { writeInTurn } from "./turns.js";
@@ -585,24 +585,6 @@ async function rowInput(
     }),
   );
   return { slab, rows, width, members, fill: Uint8Array.from(a.layout.fill_bytes) };
-}
-
-/** Runs `work` on each item, at most `n` at once; rejects with the first failure. */
-async function eachLimited<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const lane = async () => {
-    while (!failed && next < items.length) {
-      const item = items[next++];
-      try {
-        await work(item);
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, lane));
 }
 
 /** Encodes every chunk the selection touches (read back first where it covers part of one). */

@@ -173,17 +173,7 @@ pub fn open_with(meta: &Value, chunk_shape: Option<&[usize]>) -> Result<Opened> 
         None | Some(Value::Null) => array_type.fill_bytes(&array_type.default_fill(), 3)?,
         Some(fill) => array_type.fill_bytes(fill, 3)?,
     };
-    let mut shape: Vec<u64> = match field("shape")? {
-        Value::Array(dims) => dims
-            .iter()
-            .map(|d| {
-                d.as_u64().ok_or_else(|| {
-                    invalid(format!("shape entry {d} is not a non-negative integer"))
-                })
-            })
-            .collect::<Result<_>>()?,
-        other => return Err(invalid(format!("shape must be a list, got {other}"))),
-    };
+    let mut shape = shape_of(meta)?;
     let grid = field("chunk_grid")?;
     // The regular grid, or zarr-extensions' `rectilinear` (which zarr-python 3.4.2 and zarrs
     // write): a reader reads chunks of one shape, `chunk_shape` (a rectilinear grid's first
@@ -461,6 +451,24 @@ pub fn open_with(meta: &Value, chunk_shape: Option<&[usize]>) -> Result<Opened> 
         shard,
         edges,
     })))
+}
+
+/// zarr.json's `shape`.
+pub(crate) fn shape_of(meta: &Value) -> Result<Vec<u64>> {
+    match meta
+        .get("shape")
+        .ok_or_else(|| invalid("zarr.json has no \"shape\""))?
+    {
+        Value::Array(dims) => dims
+            .iter()
+            .map(|d| {
+                d.as_u64().ok_or_else(|| {
+                    invalid(format!("shape entry {d} is not a non-negative integer"))
+                })
+            })
+            .collect(),
+        other => Err(invalid(format!("shape must be a list, got {other}"))),
+    }
 }
 
 /// Reads an array's metadata as [`normalise`] takes it (zarr.json, or a zarr v2 array's

@@ -59,17 +59,7 @@ pub fn open_vlen(meta: &Value) -> Result<Option<VlenLayout>> {
         None | Some(Value::Null) => Vec::new(),
         Some(fill) => array_type.fill_bytes(fill, 3)?,
     };
-    let shape: Vec<u64> = match meta.get("shape") {
-        Some(Value::Array(dims)) => dims
-            .iter()
-            .map(|d| {
-                d.as_u64().ok_or_else(|| {
-                    invalid(format!("shape entry {d} is not a non-negative integer"))
-                })
-            })
-            .collect::<Result<_>>()?,
-        _ => return Err(invalid("zarr.json has no shape list")),
-    };
+    let shape = super::shape_of(meta)?;
     let grid = meta
         .get("chunk_grid")
         .ok_or_else(|| invalid("zarr.json has no \"chunk_grid\""))?;
