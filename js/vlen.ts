@@ -8,7 +8,7 @@
 // has no fixed size to decode into shared memory).
 import * as zarr from "zarrita";
 
-import { codedError, fromStore, namingChunk } from "./errors.js";
+import { codedError, namingChunk } from "./errors.js";
 import { chunkFetcher, chunkKey, decodeBytes, registryBytesCodecs, type BytesCodec } from "./fetch.js";
 import { type Bindings, loadModule, loadWasm, memoryOf } from "./load.js";
 import { metadataText } from "./metadata.js";
@@ -234,8 +234,8 @@ function itemsGiven(v: VlenAccess, plan: Plan, value: unknown): { at(i: number):
 const utf8Encoder = new TextEncoder();
 
 /**
- * `set` of an array of strings or bytes, all or nothing: every chunk the selection touches is
- * encoded (a chunk it covers in part read first) before any is stored.
+ * `set` of an array of strings or bytes: every chunk the selection touches encoded (a chunk it
+ * covers in part read first), staged by store path for `set` to store all or nothing.
  */
 export async function vlenWrite(
   arr: zarr.Array<zarr.DataType, zarr.Mutable>,
@@ -243,7 +243,7 @@ export async function vlenWrite(
   selection: Selection,
   value: unknown,
   options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void },
-): Promise<void> {
+): Promise<Map<zarr.AbsolutePath, Uint8Array>> {
   const plan = planSelection(selection, v.layout.shape, v.layout.chunk_shape);
   const given = itemsGiven(v, plan, value);
   const fetch = chunkFetcher(arr as Readable, { layout: { ...v.layout, shard: null }, compressors: [], index: null }, options);
@@ -277,6 +277,5 @@ export async function vlenWrite(
     staged.set(arr.resolve(key).path, encoded);
     options.onProgress?.(++done, plan.boxes.length);
   });
-  options.signal?.throwIfAborted();
-  for (const [path, bytes] of staged) await fromStore(path, () => arr.store.set(path, bytes));
+  return staged;
 }

@@ -227,7 +227,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     if (typeof a === "string") {
       // Strings and bytes of any length, on their own path (js/vlen.ts).
       const v = await vlenAccess(arr as never);
-      if (v) return vlenWrite(arr, v, selection, value, options);
+      if (v) return commit(arr.store, await vlenWrite(arr, v, selection, value, options), options.signal);
     }
     if (typeof a === "string" || !a.layout.writes_here) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
