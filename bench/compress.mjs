@@ -10,6 +10,7 @@
 // outputs are checked equal to the chunk, and the decoders are timed interleaved, in a seeded
 // random order per round, after 3 untimed rounds. For gzip, Node's zlib.gunzipSync and
 // DecompressionStream("gzip") too; for zlib, zlib.inflateSync and DecompressionStream("deflate").
+// For zstd, the zstd module (zstd's decoder alone, built smaller: crates/zstd/Cargo.toml) too.
 // Our decoder's time is `Decompressor.decode` (the stored bytes copied into wasm memory and
 // decoded there, where the package's read places them from); numcodecs.js's is its `decode`
 // (in, decoded, copied out to a new Uint8Array).
@@ -92,6 +93,8 @@ const equal = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.bu
 
 const compress = await loadModule("compress");
 const memory = memoryOf(compress);
+// The zstd module (zstd's decoder alone, which the package loads for a chain of zstd alone).
+const zstdModule = await loadModule("zstd");
 
 const rows = [];
 const reads = {};
@@ -109,6 +112,13 @@ for (const [chunkName, codecName] of PAIRS) {
     "numcodecs.js": () => codec.decode(stored),
     ours,
   };
+  if (codecName.startsWith("zstd")) {
+    const alone = new zstdModule.Decompressor(JSON.stringify([meta]), raw.length);
+    decoders["zstd module"] = () => {
+      const length = alone.decode(stored);
+      return new Uint8Array(memoryOf(zstdModule).buffer, alone.address, length);
+    };
+  }
   if (codecName.startsWith("gzip")) {
     decoders["zlib.gunzipSync"] = () => gunzipSync(stored);
     decoders['DecompressionStream("gzip")'] = () => decompressionStream(stored, "gzip");

@@ -1,6 +1,6 @@
-//! What the wasm modules' boundaries share (each crate includes this file): the start
-//! hook, errors as JavaScript `Error`s with a stable `code`, metadata JSON text, typed arrays in
-//! and out, and opening an array's zarr.json for a reader. Nothing here panics on input, so an
+//! What the wasm modules' boundaries share (each crate includes this file): errors as
+//! JavaScript `Error`s with a stable `code`, metadata JSON text, typed arrays in and out, and
+//! opening an array's zarr.json for a reader. Nothing here panics on input, so an
 //! instance keeps working after any error.
 
 use js_sys::{Reflect, Uint8Array};
@@ -13,16 +13,26 @@ use zarr_wasm_codecs::error::{join, Error};
 use zarr_wasm_codecs::json::Value;
 use zarr_wasm_codecs::layout::ChunkReader;
 
-#[wasm_bindgen(start)]
-fn start() {
-    std::panic::set_hook(Box::new(console_error_panic_hook::hook));
-}
-
 pub(crate) fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(&e.to_string());
     // Setting a property on a fresh Error object cannot fail.
     let _ = Reflect::set(&err, &"code".into(), &e.code().into());
     err.into()
+}
+
+/// A shard index's entries (see `zarr_wasm_codecs::layout::shard_index_entries`): `count`
+/// (offset, length) pairs, a missing inner chunk's as 2^64.
+pub(crate) fn shard_index_entries(
+    bytes: &[u8],
+    little: bool,
+    count: usize,
+) -> Result<Vec<f64>, JsValue> {
+    let endian = if little {
+        zarr_wasm_codecs::codec::Endian::Little
+    } else {
+        zarr_wasm_codecs::codec::Endian::Big
+    };
+    zarr_wasm_codecs::layout::shard_index_entries(bytes, endian, count).map_err(js_error)
 }
 
 pub(crate) fn parse_json(text: &str, what: &str) -> Result<Value, JsValue> {

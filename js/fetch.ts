@@ -3,7 +3,7 @@
 // codecs only zarrita's registry has undone here.
 import * as zarr from "zarrita";
 import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
-import { loadWasm } from "./load.js";
+import { loadModule } from "./load.js";
 
 /** A store as the read calls it: zarrita's Readable, with `getRange` where it has one. */
 export type AnyStore = zarr.Readable & {
@@ -50,6 +50,8 @@ export interface ShardIndex {
 /** What fetching needs of an array's access (see `ArrayAccess` in read.ts). */
 export interface ChunkSource {
   layout: KeyLayout;
+  /** The module of the array's reader, which reads its shard indexes (the core's where none is said). */
+  kind?: "core" | "packing";
   /** Bytes -> bytes codecs undone here, through zarrita's registry. */
   compressors: BytesCodec[];
   index: null | ShardIndex;
@@ -195,9 +197,10 @@ function chunkLocator(arr: zarr.Location<zarr.Readable>, a: ChunkSource): (coord
             throw codedError("CHUNK_LENGTH", `the shard index has ${raw?.length ?? 0} bytes, not ${level.bytes}`);
           }
           const bytes = await level.unpack(raw);
-          // Read by the core (entries checked, each exact as a number).
+          // Read by the reader's module (entries checked, each exact as a number): a
+          // getDecoded reads with the packing module alone.
           const chunks = level.per.reduce((x, y) => x * y, 1);
-          return (await loadWasm()).shardIndexEntries(bytes, level.little, chunks);
+          return (await loadModule(a.kind ?? "core")).shardIndexEntries(bytes, level.little, chunks);
         }),
       );
       indexes.set(id, table, level.bytes);

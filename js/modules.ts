@@ -24,6 +24,13 @@ export const MODULES = {
     file: () => new URL("./wasm/zarr_wasm_codecs_compress.wasm", import.meta.url),
     step: (glue: typeof import("./wasm/zarr_wasm_codecs_compress.js")) => glue.Decompressor,
   },
+  // zstd's decoder alone, for chains whose one bytes -> bytes codec is zstd (the commonest
+  // compressed store): their readers download no other decompressor.
+  zstd: {
+    glue: () => import("./wasm/zarr_wasm_codecs_zstd.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_zstd.wasm", import.meta.url),
+    step: (glue: typeof import("./wasm/zarr_wasm_codecs_zstd.js")) => glue.Decompressor,
+  },
   // The bytes -> bytes codecs' encoders, for writes (a reader never loads them).
   encode: {
     glue: () => import("./wasm/zarr_wasm_codecs_encode.js"),
@@ -68,7 +75,7 @@ export function stepClass(name: StepModule, glue: unknown): unknown {
 }
 
 /** The modules that run bytes -> bytes codecs (their class is a Decompressor). */
-export type BytesModule = "compress" | "archive";
+export type BytesModule = "compress" | "archive" | "zstd";
 
 /** The modules whose class decodes a chunk whole (every step module but the bytes -> bytes ones). */
 export type WholeChunkModule = Exclude<StepModule, BytesModule>;
@@ -78,12 +85,17 @@ function moduleOfCodec(name: string): string | null | undefined {
   return CODECS.find((r) => r.v3_names.includes(name))?.module;
 }
 
+/** zstd's zarr v3 names, from its row of the codec table. */
+const ZSTD_NAMES = CODECS.find((r) => r.name === "zstd")?.v3_names ?? [];
+
 /**
  * The module that decodes a list of bytes -> bytes codecs: the archive module where one of
- * them is its own (bz2, lzma), since it runs the others too; else the compress module.
+ * them is its own (bz2, lzma), since it runs the others too; the zstd module where zstd is
+ * the one codec; else the compress module.
  */
 export function bytesModuleOf(codecs: readonly { name: string }[]): BytesModule {
-  return codecs.some((c) => moduleOfCodec(c.name) === "archive") ? "archive" : "compress";
+  if (codecs.some((c) => moduleOfCodec(c.name) === "archive")) return "archive";
+  return codecs.length === 1 && ZSTD_NAMES.includes(codecs[0].name) ? "zstd" : "compress";
 }
 
 /** The modules whose Compressor encodes bytes -> bytes codecs (see `encodeModuleOf`). */
@@ -91,5 +103,5 @@ export type EncodeModule = "encode" | "archive_encode";
 
 /** The module that encodes a list of bytes -> bytes codecs: archive_encode for the archive module's, else the encode module. */
 export function encodeModuleOf(codecs: readonly { name: string }[]): EncodeModule {
-  return bytesModuleOf(codecs) === "archive" ? "archive_encode" : "encode";
+  return codecs.some((c) => moduleOfCodec(c.name) === "archive") ? "archive_encode" : "encode";
 }

@@ -67,7 +67,7 @@ export interface Decompressor {
 
 /**
  * How a step is built, in the main thread and again in a worker (in decode order: the
- * compress module's step before a serializer's). `compress` or `archive` (the module that has
+ * compress module's step before a serializer's). `compress`, `archive` or `zstd` (the module that has
  * every codec of the list): the bytes -> bytes codecs (zarr v3 metadata as JSON, encode order), the item size of what they receive, and the size every
  * chunk decodes to where every chunk has the same. A whole-chunk module: the codec's
  * configuration (JSON), the data type it receives and the chunk shape it sees (JSON).
@@ -76,9 +76,9 @@ export type StageSpec =
   | { kind: BytesModule; codecs: string; itemSize: number; expected?: number }
   | { kind: WholeChunkModule; configuration: string; dataType: string; chunkShape: string };
 
-/** Whether a step runs bytes -> bytes codecs (the compress or archive module's Decompressor). */
+/** Whether a step runs bytes -> bytes codecs (the compress, archive or zstd module's Decompressor). */
 export function isBytesStage(spec: StageSpec): spec is Extract<StageSpec, { kind: BytesModule }> {
-  return spec.kind === "compress" || spec.kind === "archive";
+  return spec.kind === "compress" || spec.kind === "archive" || spec.kind === "zstd";
 }
 
 /** The compress (or archive) module's class (Decompressor). */

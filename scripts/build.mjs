@@ -7,8 +7,10 @@ import { execFileSync } from "node:child_process";
 import { buildSync } from "esbuild";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withoutExports } from "./wasm-exports.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, args, env = {}) => execFileSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
@@ -31,6 +33,9 @@ if (modules.length !== readdirSync(join(root, "crates"), { withFileTypes: true }
   throw new Error("every crate under crates/ needs [package.metadata.module] in its Cargo.toml");
 }
 const report = {};
+// The paths in panic messages name crates, not where this machine keeps them.
+const cargoHome = process.env.CARGO_HOME ?? join(homedir(), ".cargo");
+const remap = [`--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${root}=zarr-wasm-codecs`];
 // Every module builds into one target directory (each profile has its own folder there), in an
 // order that keeps builds with the same C flags together: the C zstd library, whose build
 // reruns when CFLAGS change, is then compiled once for each flag set. Sharing the directory
@@ -38,8 +43,11 @@ const report = {};
 const buildOrder = [...modules].sort((a, b) => `${a.profile} ${a.cflags ?? ""} ${a.name}`.localeCompare(`${b.profile} ${b.cflags ?? ""} ${b.name}`));
 for (const m of buildOrder) {
   run("cargo", ["build", "--lib", "-p", m.crate, "--profile", m.profile, "--target", "wasm32-unknown-unknown", "--target-dir", m.targetDir],
-    { ...(m.rustflags ? { RUSTFLAGS: m.rustflags } : {}), ...(m.cflags ? { CFLAGS_wasm32_unknown_unknown: m.cflags } : {}) });
-  const built = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/${m.crate.replaceAll("-", "_")}.wasm`);
+    { CARGO_ENCODED_RUSTFLAGS: [...remap, ...(m.rustflags?.split(/\s+/) ?? [])].join("\x1f"), ...(m.cflags ? { CFLAGS_wasm32_unknown_unknown: m.cflags } : {}) });
+  const linked = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/${m.crate.replaceAll("-", "_")}.wasm`);
+  // Without zstd-sys's shim exports (scripts/wasm-exports.mjs): what only they reach goes.
+  const built = linked.replace(/\.wasm$/, ".bindgen-input.wasm");
+  writeFileSync(built, withoutExports(readFileSync(linked), "rust_zstd_wasm_shim_").wasm);
   run("wasm-bindgen", [
     "--target", "web", "--weak-refs", "--omit-default-module-path",
     "--remove-name-section", "--remove-producers-section",

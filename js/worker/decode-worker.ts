@@ -9,6 +9,7 @@
 import { initSync as initCore, ArrayReader } from "../wasm/zarr_wasm_codecs.js";
 import { initSync as initPacking, DecodedReader } from "../wasm/zarr_wasm_codecs_packing.js";
 import { initSync as initCompress, Decompressor } from "../wasm/zarr_wasm_codecs_compress.js";
+import { initSync as initZstd, Decompressor as ZstdDecompressor } from "../wasm/zarr_wasm_codecs_zstd.js";
 import { initSync as initEncode, Compressor } from "../wasm/zarr_wasm_codecs_encode.js";
 import { initSync as initArchive, Decompressor as ArchiveDecompressor } from "../wasm/zarr_wasm_codecs_archive.js";
 import { initSync as initArchiveEncode, Compressor as ArchiveCompressor } from "../wasm/zarr_wasm_codecs_archive_encode.js";
@@ -33,11 +34,11 @@ let port: Port;
  * module, its class. Imported statically and by name, so that the bundled script keeps only
  * these; the types hold this list to the table's.
  */
-const INIT = { core: initCore, packing: initPacking, compress: initCompress, encode: initEncode, archive: initArchive, archive_encode: initArchiveEncode, pcodec: initPcodec, zfp: initZfp } satisfies Record<
+const INIT = { core: initCore, packing: initPacking, compress: initCompress, zstd: initZstd, encode: initEncode, archive: initArchive, archive_encode: initArchiveEncode, pcodec: initPcodec, zfp: initZfp } satisfies Record<
   ModuleName,
   unknown
 >;
-const STEPS = { compress: Decompressor, archive: ArchiveDecompressor, pcodec: PcodecCodec, zfp: ZfpCodec } satisfies Record<StepModule, unknown>;
+const STEPS = { compress: Decompressor, zstd: ZstdDecompressor, archive: ArchiveDecompressor, pcodec: PcodecCodec, zfp: ZfpCodec } satisfies Record<StepModule, unknown>;
 /** The modules whose Compressor encodes a write's bytes -> bytes codecs. */
 const ENCODERS = { encode: Compressor, archive_encode: ArchiveCompressor } satisfies Record<EncodeModule, unknown>;
 

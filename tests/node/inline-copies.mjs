@@ -21,6 +21,7 @@ export const INLINE_COPIES = {
   packing: "zarr_wasm_codecs_packing_inline.js",
   pcodec: "zarr_wasm_codecs_pcodec_inline.js",
   zfp: "zarr_wasm_codecs_zfp_inline.js",
+  zstd: "zarr_wasm_codecs_zstd_inline.js",
 };
 
 const PIECE = 200;

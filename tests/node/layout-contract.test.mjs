@@ -129,6 +129,26 @@ test("the core decides which bytes -> bytes codecs run in wasm, and says why not
   assert.equal(encodeModuleOf(archive.codecs), "archive_encode");
   assert.equal(bytesModuleOf([{ name: "numcodecs.shuffle" }, { name: "zstd" }]), "compress");
   const plainCompress = await loadModule("compress");
+  // zstd alone decodes in the zstd module (its decoder and nothing else); it refuses any other
+  // codec by name, and reads zstd's configuration as the compress module does.
+  assert.equal(bytesModuleOf([{ name: "zstd" }]), "zstd");
+  assert.equal(encodeModuleOf([{ name: "zstd" }]), "encode");
+  const zstdModule = await loadModule("zstd");
+  assert.throws(() => new zstdModule.Decompressor(JSON.stringify([{ name: "gzip", configuration: { level: 1 } }]), 1), (e) => e.code === "UNSUPPORTED" && /gzip runs in the compress module/.test(e.message));
+  for (const configuration of [{ level: "high" }, { level: 0, checksum: 1 }, { level: 0, window: 3 }]) {
+    const bad = JSON.stringify([{ name: "zstd", configuration }]);
+    const codes = [];
+    for (const m of [zstdModule, plainCompress]) {
+      try {
+        new m.Decompressor(bad, 1).decode(new Uint8Array(8));
+      } catch (e) {
+        codes.push(`${e.code} ${e.message}`);
+      }
+    }
+    assert.equal(codes.length, 2, JSON.stringify(configuration));
+    assert.equal(codes[0], codes[1]);
+    assert.match(codes[0], /^INVALID_CONFIG/);
+  }
   const bz2 = new plainCompress.Decompressor(JSON.stringify(archive.codecs), 1);
   assert.throws(() => bz2.decode(new Uint8Array(8)), (e) => e.code === "UNSUPPORTED" && /bz2 runs in the archive module/.test(e.message));
 

@@ -63,7 +63,7 @@ test("the base64 copies are reached from \"zarr-wasm-codecs/inline\" alone, so a
   assert.ok(plain.includes("dist/wasm/zarr_wasm_codecs_zfp.js") && plain.includes("dist/load.js"), `${plain}`);
   assert.deepEqual(plain.filter((f) => f.includes("_inline")), []);
   const inline = [...reachable(join(root, "dist/inline.js"))].map((f) => relative(root, f)).filter((f) => f.includes("_inline"));
-  assert.deepEqual(inline.sort(), ["core", "zfp", "packing", "compress", "encode", "archive", "archive_encode", "pcodec"]
+  assert.deepEqual(inline.sort(), ["core", "zfp", "packing", "compress", "zstd", "encode", "archive", "archive_encode", "pcodec"]
     .map((m) => `dist/wasm/zarr_wasm_codecs${m === "core" ? "" : `_${m}`}_inline.js`).sort());
 });
 

@@ -3,6 +3,9 @@
 //! so that no other reader downloads them (they would add 48 KB gzipped to the compress
 //! module); the archive_encode module writes them.
 
+#[path = "../../panic_hook.rs"]
+mod panic_hook;
+
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;

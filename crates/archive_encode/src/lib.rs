@@ -2,6 +2,9 @@
 //! loads only when an array whose chain has one of the two is written (they would add 62 KB
 //! gzipped to the encode module).
 
+#[path = "../../panic_hook.rs"]
+mod panic_hook;
+
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;

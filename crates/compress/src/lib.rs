@@ -4,6 +4,9 @@
 //! uncompressed data never download it; the encoders are the encode module's, bz2 and lzma the
 //! archive module's.
 
+#[path = "../../panic_hook.rs"]
+mod panic_hook;
+
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;

@@ -12,6 +12,9 @@ use zarr_wasm_codecs::dtype::{DataType, Scalar};
 use zarr_wasm_codecs::error::Error;
 use zarr_wasm_codecs::layout::ChunkReader;
 
+#[path = "../../panic_hook.rs"]
+mod panic_hook;
+
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;
@@ -200,12 +203,7 @@ fn data_address(data: &ArrayData) -> usize {
 /// (offset, length) pairs, a missing inner chunk's as 2^64.
 #[wasm_bindgen(js_name = shardIndexEntries)]
 pub fn shard_index_entries(bytes: &[u8], little: bool, count: usize) -> Result<Vec<f64>, JsValue> {
-    let endian = if little {
-        zarr_wasm_codecs::codec::Endian::Little
-    } else {
-        zarr_wasm_codecs::codec::Endian::Big
-    };
-    zarr_wasm_codecs::layout::shard_index_entries(bytes, endian, count).map_err(js_error)
+    common::shard_index_entries(bytes, little, count)
 }
 
 /// The layout of an array of strings or bytes of any length (see

@@ -3,6 +3,9 @@
 //! so that a page that only reads never downloads them (the compress module holds the
 //! decoders, the archive module bz2 and lzma).
 
+#[path = "../../panic_hook.rs"]
+mod panic_hook;
+
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;

@@ -10,6 +10,9 @@ use zarr_wasm_codecs::dtype::DataType;
 use zarr_wasm_codecs::json::Value;
 use zarr_wasm_codecs::layout::ChunkReader;
 
+#[path = "../../panic_hook.rs"]
+mod panic_hook;
+
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 mod common;
@@ -34,6 +37,13 @@ pub fn mask_and_scale(
     let values = ArrayData::from_le_bytes(dtype, &bytes).map_err(js_error)?;
     let out = decode.decode(&values).map_err(js_error)?;
     Ok(js_sys::Float64Array::from(out.as_slice()))
+}
+
+/// A shard index's entries, as the core module's `shardIndexEntries` (a `getDecoded` of a
+/// sharded array reads its indexes here, with no core module).
+#[wasm_bindgen(js_name = shardIndexEntries)]
+pub fn shard_index_entries(bytes: &[u8], little: bool, count: usize) -> Result<Vec<f64>, JsValue> {
+    common::shard_index_entries(bytes, little, count)
 }
 
 /// The packing plan for a typed array of data, as JSON text (see `zarr_wasm_codecs::plan`).

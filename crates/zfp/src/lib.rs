@@ -5,6 +5,9 @@ use wasm_bindgen::prelude::*;
 
 use zarr_wasm_codecs::codec::table::Module;
 
+#[path = "../../panic_hook.rs"]
+mod panic_hook;
+
 #[path = "../../common.rs"]
 #[allow(dead_code)]
 #[macro_use]

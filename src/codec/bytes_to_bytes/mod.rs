@@ -6,6 +6,13 @@
 //! is told the size the chunk must decode to where it is known, so that a header declaring
 //! another size is refused before anything is allocated for it.
 
+// The zstd module's build (zstd alone) reads no other codec's configuration: what only those
+// need is unused there.
+#![cfg_attr(
+    all(feature = "zstd", not(feature = "compress")),
+    allow(dead_code, unused)
+)]
+
 // The kernels; the table and the chain's reading are there without them (the core module
 // reads layouts with the table, the compress module decodes).
 #[cfg(feature = "compress")]
@@ -30,7 +37,7 @@ pub mod lzma;
 pub mod packbits;
 #[cfg(feature = "compress")]
 mod shuffle;
-#[cfg(feature = "compress")]
+#[cfg(feature = "zstd")]
 pub mod zstd;
 
 use super::table::{self, CodecRow, Runs};
@@ -92,6 +99,13 @@ impl BytesCodec {
             }
         }
         let given = |key: &str| map.and_then(|m| m.get(key)).filter(|v| **v != Value::Null);
+        // The zstd module reads zstd's configuration alone.
+        #[cfg(all(feature = "zstd", not(feature = "compress")))]
+        return match self {
+            BytesCodec::Zstd { level, checksum } => zstd_configured(level, checksum, &given),
+            _ => Err(self.elsewhere()),
+        };
+        #[cfg(not(all(feature = "zstd", not(feature = "compress"))))]
         Ok(match self {
             BytesCodec::Checksum(sum, default) => {
                 let place = match given("location") {
@@ -130,21 +144,7 @@ impl BytesCodec {
                 level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into())
                     as u8,
             },
-            BytesCodec::Zstd { level, checksum } => BytesCodec::Zstd {
-                // zstd's own range (ZSTD_minCLevel() is -(1 << 17)).
-                level: int_in(entry.name, "level", given("level"), -(1 << 17), 22)?
-                    .map_or(level, |n| n as i32),
-                checksum: match given("checksum") {
-                    None => checksum,
-                    Some(Value::Bool(b)) => *b,
-                    Some(v) => {
-                        return Err(Error::config(
-                            entry.name,
-                            format!("checksum must be true or false, got {v}"),
-                        ))
-                    }
-                },
-            },
+            BytesCodec::Zstd { level, checksum } => zstd_configured(level, checksum, &given)?,
             BytesCodec::Lz4 { acceleration } => BytesCodec::Lz4 {
                 acceleration: int_in(
                     entry.name,
@@ -253,7 +253,7 @@ impl BytesCodec {
     }
 
     /// The decoded size for an encoded one, where the codec fixes it (a checksum's 4 bytes).
-    #[cfg(feature = "compress")]
+    #[cfg(feature = "zstd")]
     fn decoded_size(self, encoded: usize) -> Option<usize> {
         match self {
             BytesCodec::Checksum(..) => encoded.checked_sub(4),
@@ -282,7 +282,7 @@ impl BytesCodec {
 
     /// The error of a build without this codec's kernel (the archive module's codecs in the
     /// compress and encode modules: the JavaScript side loads the module of the codec's row).
-    #[cfg(all(feature = "compress", not(feature = "archive")))]
+    #[cfg(all(feature = "zstd", not(feature = "archive")))]
     fn elsewhere(self) -> Error {
         Error::Unsupported {
             message: format!(
@@ -320,19 +320,27 @@ impl BytesCodec {
 
     /// Decodes `input`. `expected`: the size the output must have, where it is known; without
     /// it the output may not exceed `limit` bytes.
-    #[cfg(feature = "compress")]
+    #[cfg(feature = "zstd")]
     pub fn decode(self, input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec<u8>> {
         let out = match self {
-            BytesCodec::Gzip { .. } => deflate::gunzip(input, expected, limit)?,
-            BytesCodec::Zlib { .. } => deflate::unzlib(input, expected, limit)?,
             BytesCodec::Zstd { .. } => zstd::decode(input, expected, limit)?,
+            #[cfg(feature = "compress")]
+            BytesCodec::Gzip { .. } => deflate::gunzip(input, expected, limit)?,
+            #[cfg(feature = "compress")]
+            BytesCodec::Zlib { .. } => deflate::unzlib(input, expected, limit)?,
+            #[cfg(feature = "compress")]
             BytesCodec::Lz4 { .. } => lz4::decode_numcodecs(input, expected, limit)?,
+            #[cfg(feature = "compress")]
             BytesCodec::Blosc(_) => blosc::decode(input, expected, limit)?,
+            #[cfg(feature = "compress")]
             BytesCodec::Checksum(sum, place) => {
                 checksum32::strip(sum, place, input, self.name())?.to_vec()
             }
+            #[cfg(feature = "compress")]
             BytesCodec::Shuffle(size) => shuffle::numcodecs_unshuffle(size, input)?,
+            #[cfg(feature = "compress")]
             BytesCodec::Delta(p) => delta::decode(p, input)?,
+            #[cfg(feature = "compress")]
             BytesCodec::PackBits => packbits::decode(input)?,
             BytesCodec::Categorize(_) => {
                 return Err(Error::Unsupported {
@@ -345,13 +353,17 @@ impl BytesCodec {
             BytesCodec::Lzma(p) => lzma::decode(input, p, expected, limit)?,
             #[cfg(not(feature = "archive"))]
             BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => return Err(self.elsewhere()),
+            // The zstd module decodes zstd alone: the JavaScript side loads it only for
+            // chains of that one codec (js/modules.ts).
+            #[cfg(not(feature = "compress"))]
+            _ => return Err(self.elsewhere()),
         };
         of_size(out, expected)
     }
 }
 
 /// A codec's output, where it must have the `expected` size (CHUNK_LENGTH otherwise).
-#[cfg(feature = "compress")]
+#[cfg(feature = "zstd")]
 fn of_size(out: Vec<u8>, expected: Option<usize>) -> Result<Vec<u8>> {
     match expected {
         Some(n) if out.len() != n => Err(Error::ChunkLength {
@@ -361,6 +373,30 @@ fn of_size(out: Vec<u8>, expected: Option<usize>) -> Result<Vec<u8>> {
         }),
         _ => Ok(out),
     }
+}
+
+/// zstd's configuration: `level` in zstd's own range, `checksum` a boolean (the row's defaults
+/// where absent).
+fn zstd_configured<'a>(
+    level: i32,
+    checksum: bool,
+    given: &impl Fn(&str) -> Option<&'a Value>,
+) -> Result<BytesCodec> {
+    let name = "zstd";
+    Ok(BytesCodec::Zstd {
+        // zstd's own range (ZSTD_minCLevel() is -(1 << 17)).
+        level: int_in(name, "level", given("level"), -(1 << 17), 22)?.map_or(level, |n| n as i32),
+        checksum: match given("checksum") {
+            None => checksum,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => {
+                return Err(Error::config(
+                    name,
+                    format!("checksum must be true or false, got {v}"),
+                ))
+            }
+        },
+    })
 }
 
 /// An integer configuration value in `[min, max]`, if given.
@@ -690,7 +726,7 @@ impl BytesChain {
     }
 
     /// Undoes the codecs, last first. `expected`: the size the result must have, if known.
-    #[cfg(feature = "compress")]
+    #[cfg(feature = "zstd")]
     pub fn decode(&self, stored: &[u8], expected: Option<usize>) -> Result<Vec<u8>> {
         // The size each codec's output must have: known from the end back through codecs
         // that fix their sizes (crc32c), and for the last one decoded, `expected` itself.
@@ -705,6 +741,7 @@ impl BytesChain {
             let input = bytes.as_deref().unwrap_or(stored);
             let size = sizes[i].or_else(|| c.decoded_size(input.len()));
             bytes = Some(match *c {
+                #[cfg(feature = "compress")]
                 BytesCodec::Categorize(p) => {
                     of_size(categorize::decode(p, input, &self.labels)?, size)?
                 }
@@ -746,7 +783,7 @@ fn categorize_labels(config: Option<&Value>, p: CategorizeParams) -> Result<Vec<
 
 /// A decoded size declared in a header, checked against what the chunk must decode to and
 /// the limit, before anything is allocated for it.
-#[cfg(feature = "compress")]
+#[cfg(feature = "zstd")]
 pub(crate) fn check_declared(
     codec: &'static str,
     declared: usize,

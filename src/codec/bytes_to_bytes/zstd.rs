@@ -3,7 +3,9 @@
 
 use std::cell::RefCell;
 
-use zstd::zstd_safe::{self, CCtx, CParameter, DCtx, InBuffer, OutBuffer, ResetDirective};
+use zstd::zstd_safe::{self, DCtx, InBuffer, OutBuffer, ResetDirective};
+#[cfg(feature = "compress")]
+use zstd::zstd_safe::{CCtx, CParameter};
 
 use super::check_declared;
 use crate::error::{Error, Result};
@@ -14,11 +16,13 @@ thread_local! {
     /// One decompression context, reused: creating one allocates its tables.
     static CONTEXT: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
     /// One compression context, reused, likewise.
+    #[cfg(feature = "compress")]
     static ENCODER: RefCell<Option<CCtx<'static>>> = const { RefCell::new(None) };
 }
 
 /// Compresses `input` into one frame, as numcodecs' `Zstd` does (level and checksum flag
 /// set on a context, then `ZSTD_compress2`: the frame declares its content size).
+#[cfg(feature = "compress")]
 pub fn encode(input: &[u8], level: i32, checksum: bool) -> Result<Vec<u8>> {
     let refused = |code: usize| {
         Error::config(
@@ -77,6 +81,7 @@ pub fn decode(input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec
 
 /// Decodes zstd frames that must fill `out` exactly, into `out` (blosc's zstd streams, which
 /// decode straight into the chunk). Errors carry `codec`'s name.
+#[cfg(feature = "compress")]
 pub(crate) fn decode_into(input: &[u8], out: &mut [u8], codec: &'static str) -> Result<()> {
     CONTEXT.with(|cell| {
         let mut slot = cell.borrow_mut();

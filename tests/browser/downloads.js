@@ -1,0 +1,26 @@
+// The read scenarios whose downloads tests/node/downloads.test.mjs measures, each as an app
+// would write it: `registerCodecs()`, zarrita's `zarr.open` over a FetchStore, then the
+// package's `get` (or `getDecoded`). Each gives the values it read, in hex, for the test to
+// hold to zarr-python's (or xarray's).
+import * as zarr from "zarrita";
+import { get, getDecoded, registerCodecs } from "zarr-wasm-codecs";
+import { hex } from "./hex.js";
+
+const SCENARIOS = {
+  // The design card's packing (float64 <- uint8: scale_offset, cast_value, bytes, zstd).
+  packed: { store: "/tests/node/fixtures/stores/design_2d_zstd.zarr", read: get },
+  // xarray's CF packing (int16 with scale_factor, add_offset and _FillValue; bytes, zstd).
+  cf: { store: "/tests/fixtures/stores/xr_cf_v3.zarr/t", read: getDecoded },
+  // Plain float32 (bytes, zstd), as xarray writes it.
+  float32: { store: "/tests/fixtures/dtypes/stores/xr_dataset.v3/tas", read: get },
+};
+
+export async function run(name) {
+  const scenario = SCENARIOS[name];
+  if (!scenario) throw new Error(`no scenario ${name}`);
+  registerCodecs();
+  const store = new zarr.FetchStore(new URL(scenario.store, location.href).href);
+  const arr = await zarr.open.v3(store, { kind: "array" });
+  const chunk = await scenario.read(arr);
+  return { shape: chunk.shape, hex: hex(chunk.data) };
+}
