@@ -43,7 +43,8 @@ type RegistryEntry = Parameters<CodecRegistry["set"]>[1];
  * Puts this package's codecs into zarrita's registry (by default `zarr.registry`), replacing
  * zarrita's built-in JavaScript ones, adds gzip encoding (zarrita's gzip only decodes), and
  * has zarrita's bytes -> bytes codecs (zstd, blosc, lz4, gzip, zlib, crc32c) decode in the
- * package's compress module, checked, as `get` does (their encoding stays zarrita's). Call
+ * package's compress module (zstd in its zstd module), checked, as `get` does (their encoding
+ * stays zarrita's). Call
  * it before opening arrays: zarrita loads a codec once per array, on first chunk access.
  */
 export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
@@ -67,7 +68,7 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
           return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec, name);
         });
       } else if (row.zarrita === "compress") {
-        // zarrita's own codec (numcodecs.js), decoding in the compress module (zarr.get too).
+        // zarrita's own codec (numcodecs.js), decoding in the compress (or zstd) module (zarr.get too).
         const entry = registry.get(name);
         if (entry && !isOurs(entry)) {
           registry.set(name, decodingInWasm(name, entry as () => Promise<unknown>) as unknown as RegistryEntry);

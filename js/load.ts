@@ -125,7 +125,8 @@ async function compileFrom(name: keyof InlineCopies, file: () => URL): Promise<W
     "WASM_UNAVAILABLE",
     `the package's ${name} wasm module could not be loaded from ${url ?? "its .wasm file"} (${reason}). ` +
       "A bundler that does not copy the package's .wasm files (esbuild) needs them copied beside the bundle " +
-      '(as wasm/*.wasm), or import from "zarr-wasm-codecs/inline", which carries them inside its JavaScript',
+      '(as wasm/*.wasm), or import from "zarr-wasm-codecs/inline", which loads them from the base64 copies of ' +
+      "the zarr-wasm-codecs-inline package (installed beside this one)",
     failure,
   );
 }

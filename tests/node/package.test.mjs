@@ -11,17 +11,25 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
-test("the packed tarball holds the licenses, notices, changelog and every module", () => {
-  const [packed] = JSON.parse(
-    execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
-  );
-  const files = new Set(packed.files.map((f) => f.path));
+test("the packed tarballs hold the licenses, notices, changelog and every module: the package's files, the companion's copies", () => {
+  const packedIn = (dir) => {
+    const [packed] = JSON.parse(
+      execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
+    );
+    return new Set(packed.files.map((f) => f.path));
+  };
+  const modules = ["", "_zfp", "_packing", "_compress", "_zstd", "_encode", "_archive", "_archive_encode", "_pcodec"].map((m) => `zarr_wasm_codecs${m}`);
+  const files = packedIn(root);
   for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES.md", "CHANGELOG.md", "README.md", "package.json",
-    "dist/index.js", "dist/index.d.ts", "dist/wasm/zarr_wasm_codecs_zfp.wasm", "dist/wasm/zarr_wasm_codecs_inline.js",
-    "dist/wasm/zarr_wasm_codecs_zfp_inline.js", "dist/wasm/zarr_wasm_codecs_packing_inline.js", "dist/wasm/worker_source.js"]) {
+    "dist/index.js", "dist/index.d.ts", "dist/inline.js", "dist/wasm/worker_source.js", ...modules.flatMap((m) => [`dist/wasm/${m}.wasm`, `dist/wasm/${m}.js`])]) {
     assert.ok(files.has(f), `${f} is packed`);
   }
-  assert.ok(![...files].some((f) => f.startsWith("src/") || f.startsWith("tests/")), "no sources or tests");
+  assert.ok(![...files].some((f) => f.startsWith("src/") || f.startsWith("tests/") || f.startsWith("packages/")), "no sources, tests or companion");
+  const companion = packedIn(join(root, "packages/inline"));
+  for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES.md", "README.md", "package.json", "index.js", "index.d.ts",
+    ...modules.map((m) => `wasm/${m}_inline.js`)]) {
+    assert.ok(companion.has(f), `${f} is in the companion`);
+  }
 });
 
 test("the notices name every crate compiled into the wasm, as Cargo.lock has them", () => {
@@ -58,13 +66,24 @@ function reachable(file, seen = new Set()) {
   return seen;
 }
 
-test("the base64 copies are reached from \"zarr-wasm-codecs/inline\" alone, so a build without it emits none", () => {
+test("the base64 copies are the companion's, reached from \"zarr-wasm-codecs/inline\" alone, so a build without it emits none", () => {
   const plain = [...reachable(join(root, "dist/index.js"))].map((f) => relative(root, f));
   assert.ok(plain.includes("dist/wasm/zarr_wasm_codecs_zfp.js") && plain.includes("dist/load.js"), `${plain}`);
   assert.deepEqual(plain.filter((f) => f.includes("_inline")), []);
-  const inline = [...reachable(join(root, "dist/inline.js"))].map((f) => relative(root, f)).filter((f) => f.includes("_inline"));
+  // The package carries no copy; its inline entry imports the companion, whose entry reaches
+  // every module's.
+  assert.deepEqual(readdirSync(join(root, "dist/wasm")).filter((f) => f.includes("inline")), []);
+  const importers = readdirSync(join(root, "dist")).filter((f) => f.endsWith(".js") && readFileSync(join(root, "dist", f), "utf8").includes('"zarr-wasm-codecs-inline"'));
+  assert.deepEqual(importers, ["inline.js"]);
+  const inline = [...reachable(join(root, "packages/inline/index.js"))].map((f) => relative(root, f)).filter((f) => f.includes("_inline"));
   assert.deepEqual(inline.sort(), ["core", "zfp", "packing", "compress", "zstd", "encode", "archive", "archive_encode", "pcodec"]
-    .map((m) => `dist/wasm/zarr_wasm_codecs${m === "core" ? "" : `_${m}`}_inline.js`).sort());
+    .map((m) => `packages/inline/wasm/zarr_wasm_codecs${m === "core" ? "" : `_${m}`}_inline.js`).sort());
+  // The two are published together: the same version, the package naming the companion's.
+  const main = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const companion = JSON.parse(readFileSync(join(root, "packages/inline/package.json"), "utf8"));
+  assert.equal(companion.version, main.version);
+  assert.equal(main.peerDependencies["zarr-wasm-codecs-inline"], main.version);
+  assert.equal(main.peerDependenciesMeta["zarr-wasm-codecs-inline"].optional, true);
 });
 
 test("without its .wasm files the package refuses with WASM_UNAVAILABLE naming the file and /inline; the inline entry needs none", () => {

@@ -3,11 +3,11 @@
 // TypeScript with strict settings (moduleResolution bundler and node16); publint and
 // arethetypeswrong on the package. The apps are in tests/tarball/.
 import assert from "node:assert/strict";
-import { copyFileSync, readdirSync } from "node:fs";
+import { copyFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
 
-import { installApp, pack, root, run as runIn } from "./pack.mjs";
+import { inlineTarball, installApp, pack, root, run as runIn } from "./pack.mjs";
 
 const app = join(root, "target/tarball-app");
 let tarball;
@@ -55,4 +55,19 @@ test("publint (strict) and arethetypeswrong (an ES-module-only package) find not
   run(process.execPath, [join(root, "node_modules/publint/src/cli.js"), "--strict"], root);
   const attw = join(root, "node_modules/@arethetypeswrong/cli/dist/index.js");
   run(process.execPath, [attw, tarball, "--profile", "esm-only", "--format", "ascii"], root);
+});
+
+test("the tarball is at most 2.0 MB packed; the base64 copies are the companion's, which the inline entry loads", (t) => {
+  const size = statSync(tarball).size;
+  const companion = statSync(inlineTarball(tarball)).size;
+  t.diagnostic(`zarr-wasm-codecs ${size} bytes packed, zarr-wasm-codecs-inline ${companion}`);
+  assert.ok(size <= 2_000_000, `${size} bytes`);
+  const files = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], root))[0].files.map((f) => f.path);
+  assert.deepEqual(files.filter((f) => /inline/.test(f)), ["dist/inline.d.ts", "dist/inline.js"]);
+  // The installed app (both packages): the inline entry reads with the copies.
+  const code = `
+    import * as inline from "zarr-wasm-codecs/inline";
+    const chain = await inline.createChain({ data_type: "float64", fill_value: 0, chunk_shape: [2], codecs: [{ name: "cast_value", configuration: { data_type: "int8" } }, { name: "bytes" }] });
+    console.log(JSON.stringify(Array.from(chain.encode(Float64Array.of(3, -4)))));`;
+  assert.deepEqual(JSON.parse(run(process.execPath, ["--input-type=module", "-e", code])), [3, 252]);
 });

@@ -106,9 +106,10 @@ function coreWasmIn(dir) {
   return `/${found[0].slice(root.length).replaceAll("\\", "/")}`;
 }
 
-test("the base64 copies are recognised: all eight in the installed package, none in zarrita's or numcodecs' files", () => {
+test("the base64 copies are recognised: all nine in the installed companion, none in the package's, zarrita's or numcodecs' files", () => {
   const installed = join(app, "node_modules");
-  assert.deepEqual(inlineCopiesIn(join(installed, "zarr-wasm-codecs/dist/wasm")), ["archive", "archive_encode", "compress", "core", "encode", "packing", "pcodec", "zfp", "zstd"]);
+  assert.deepEqual(inlineCopiesIn(join(installed, "zarr-wasm-codecs")), []);
+  assert.deepEqual(inlineCopiesIn(join(installed, "zarr-wasm-codecs-inline/wasm")), ["archive", "archive_encode", "compress", "core", "encode", "packing", "pcodec", "zfp", "zstd"]);
   // (numcodecs' zstd, blosc and lz4 modules are base64 inside its JavaScript too.)
   assert.deepEqual(inlineCopiesIn(join(installed, "zarrita")), []);
   assert.deepEqual(inlineCopiesIn(join(installed, "numcodecs")), []);
