@@ -272,6 +272,21 @@ function pixelAt(i, j) {
   return [...$("map-cpu").getContext("2d").getImageData(j, i, 1, 1).data];
 }
 
+/** Every cell's pixel (ny x nx, rows from the top), [r, g, b, a] each, read at once. */
+function pixelsOf(ny, nx) {
+  if ($("map").dataset.route === "gpu") {
+    const { gl } = gpu;
+    const height = $("map-gpu").height;
+    const read = new Uint8Array(nx * height * 4);
+    gl.readPixels(0, 0, nx, height, gl.RGBA, gl.UNSIGNED_BYTE, read);
+    // WebGL's rows run from the bottom.
+    const out = new Uint8Array(ny * nx * 4);
+    for (let i = 0; i < ny; i++) out.set(read.subarray((height - 1 - i) * nx * 4, (height - i) * nx * 4), i * nx * 4);
+    return out;
+  }
+  return new Uint8Array($("map-cpu").getContext("2d").getImageData(0, 0, nx, ny).data.buffer);
+}
+
 /** Graticule, axes with degree labels, and the cursor's cell. */
 function drawOverlay() {
   const ds = datasetOf(state.key);
@@ -817,6 +832,11 @@ window.demo = {
   geometry: (key) => geometry(datasetOf(key)),
   /** The map's pixel for cell (i, j), and which route drew it ("gpu" or "cpu"). */
   pixel: (i, j) => pixelAt(i, j),
+  /** Every cell's pixel of the map of `key` on screen, as `pixel` reads each (row by row, 4 bytes a cell). */
+  pixels: (key) => {
+    const g = geometry(datasetOf(key));
+    return pixelsOf(g.ny, g.nx);
+  },
   route: () => $("map").dataset.route,
   legend: () => state.legend,
   /** The drawn map as a data URL. */
