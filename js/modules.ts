@@ -85,6 +85,11 @@ function moduleOfCodec(name: string): string | null | undefined {
   return CODECS.find((r) => r.v3_names.includes(name))?.module;
 }
 
+/** Whether a list of bytes -> bytes codecs has one of the archive module's (bz2, lzma). */
+function hasArchiveCodec(codecs: readonly { name: string }[]): boolean {
+  return codecs.some((c) => moduleOfCodec(c.name) === "archive");
+}
+
 /** zstd's zarr v3 names, from its row of the codec table. */
 const ZSTD_NAMES = CODECS.find((r) => r.name === "zstd")?.v3_names ?? [];
 
@@ -94,7 +99,7 @@ const ZSTD_NAMES = CODECS.find((r) => r.name === "zstd")?.v3_names ?? [];
  * the one codec; else the compress module.
  */
 export function bytesModuleOf(codecs: readonly { name: string }[]): BytesModule {
-  if (codecs.some((c) => moduleOfCodec(c.name) === "archive")) return "archive";
+  if (hasArchiveCodec(codecs)) return "archive";
   return codecs.length === 1 && ZSTD_NAMES.includes(codecs[0].name) ? "zstd" : "compress";
 }
 
@@ -103,5 +108,5 @@ export type EncodeModule = "encode" | "archive_encode";
 
 /** The module that encodes a list of bytes -> bytes codecs: archive_encode for the archive module's, else the encode module. */
 export function encodeModuleOf(codecs: readonly { name: string }[]): EncodeModule {
-  return codecs.some((c) => moduleOfCodec(c.name) === "archive") ? "archive_encode" : "encode";
+  return hasArchiveCodec(codecs) ? "archive_encode" : "encode";
 }

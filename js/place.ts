@@ -78,10 +78,11 @@ export type StageSpec =
 
 /** Whether a step runs bytes -> bytes codecs (the compress, archive or zstd module's Decompressor). */
 export function isBytesStage(spec: StageSpec): spec is Extract<StageSpec, { kind: BytesModule }> {
-  return spec.kind === "compress" || spec.kind === "archive" || spec.kind === "zstd";
+  // (Its spec, unlike a whole-chunk module's, lists codecs.)
+  return "codecs" in spec;
 }
 
-/** The compress (or archive) module's class (Decompressor). */
+/** The compress (or archive, or zstd) module's class (Decompressor). */
 type CompressClass = new (codecs: string, itemSize: number, expected?: number) => Decompressor & { encode(raw: Uint8Array): Uint8Array };
 
 /** A whole-chunk module's class (the one class every such module has, crates/common.rs). */
