@@ -102,7 +102,9 @@ impl BytesCodec {
         // The zstd module reads zstd's configuration alone.
         #[cfg(all(feature = "zstd", not(feature = "compress")))]
         return match self {
-            BytesCodec::Zstd { level, checksum } => zstd_configured(level, checksum, &given),
+            BytesCodec::Zstd { level, checksum } => {
+                zstd_configured(entry.name, level, checksum, &given)
+            }
             _ => Err(self.elsewhere()),
         };
         #[cfg(not(all(feature = "zstd", not(feature = "compress"))))]
@@ -144,7 +146,9 @@ impl BytesCodec {
                 level: int_in(entry.name, "level", given("level"), 0, 9)?.unwrap_or(level.into())
                     as u8,
             },
-            BytesCodec::Zstd { level, checksum } => zstd_configured(level, checksum, &given)?,
+            BytesCodec::Zstd { level, checksum } => {
+                zstd_configured(entry.name, level, checksum, &given)?
+            }
             BytesCodec::Lz4 { acceleration } => BytesCodec::Lz4 {
                 acceleration: int_in(
                     entry.name,
@@ -378,11 +382,11 @@ fn of_size(out: Vec<u8>, expected: Option<usize>) -> Result<Vec<u8>> {
 /// zstd's configuration: `level` in zstd's own range, `checksum` a boolean (the row's defaults
 /// where absent).
 fn zstd_configured<'a>(
+    name: &'static str,
     level: i32,
     checksum: bool,
     given: &impl Fn(&str) -> Option<&'a Value>,
 ) -> Result<BytesCodec> {
-    let name = "zstd";
     Ok(BytesCodec::Zstd {
         // zstd's own range (ZSTD_minCLevel() is -(1 << 17)).
         level: int_in(name, "level", given("level"), -(1 << 17), 22)?.map_or(level, |n| n as i32),
