@@ -6,7 +6,7 @@
 //!
 //! They are read from this crate's JSON values (`json.rs`, numbers kept exactly as written)
 //! rather than derived with serde: serde_json and serde-wasm-bindgen made the core wasm module
-//! 31 KB larger gzipped for the same reading (BENCHMARKS.md, "serde for the configurations").
+//! 31 KB larger gzipped for the same reading (docs/benchmark-history.md, "serde for the configurations").
 
 use zarr_cast_value::{OutOfRangeMode, RoundingMode};
 

@@ -21,6 +21,8 @@ test("the packed tarballs hold the licenses, notices, changelog and every module
   const modules = ["", "_zfp", "_packing", "_compress", "_zstd", "_encode", "_archive", "_archive_encode", "_pcodec"].map((m) => `zarr_wasm_codecs${m}`);
   const files = packedIn(root);
   for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES.md", "CHANGELOG.md", "README.md", "package.json",
+    // The pages the README links to, so that its links resolve in the installed package.
+    ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`),
     "dist/index.js", "dist/index.d.ts", "dist/inline.js", "dist/wasm/worker_source.js", ...modules.flatMap((m) => [`dist/wasm/${m}.wasm`, `dist/wasm/${m}.js`])]) {
     assert.ok(files.has(f), `${f} is packed`);
   }

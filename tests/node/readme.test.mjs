@@ -1,12 +1,13 @@
-// The README's JavaScript examples, run as written: each ```js block is taken out of
-// README.md, saved as a module inside the package (so that "zarr-wasm-codecs" resolves to this
-// package) and run in a child process, which must exit and print what the block's last
-// `console.log(...); // ...` comment says (up to a colon). Also: the API section names every
-// export, and the declarations document every one.
+// The README's and docs/'s JavaScript examples, run as written: each ```js block is taken out of
+// README.md or a page of docs/, saved as a module inside the package (so that "zarr-wasm-codecs"
+// resolves to this package) and run in a child process, which must exit and print what the
+// block's last `console.log(...); // ...` comment says (up to a colon). Also: every relative
+// link of those pages leads to a file (and heading) that exists, the README stays a front page,
+// the API section names every export, and the declarations document every one.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -14,39 +15,87 @@ import ts from "typescript";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The README's ```js blocks, their indentation removed. */
-function codeBlocks() {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  return [...readme.matchAll(/^( *)```js\n([\s\S]*?)^\1```$/gm)].map(([, indent, body]) =>
-    body.split("\n").map((line) => line.slice(indent.length)).join("\n"),
-  );
+/** The pages a reader is sent to: the README and docs/, by path from the repository's root. */
+const pages = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+
+/** A page's ```js blocks, their indentation removed, each with its page and its number there. */
+function codeBlocks(page) {
+  const text = readFileSync(join(root, page), "utf8");
+  return [...text.matchAll(/^( *)```js\n([\s\S]*?)^\1```$/gm)].map(([, indent, body], i) => ({
+    page, n: i + 1, code: body.split("\n").map((line) => line.slice(indent.length)).join("\n"),
+  }));
 }
 
-const blocks = codeBlocks();
+const blocks = pages.flatMap(codeBlocks);
+const slug = (b) => `${b.page.replace(/\W+/g, "-")}-${b.n}`;
 
-test("the README has its examples", () => {
-  assert.ok(blocks.length >= 3, `${blocks.length} js blocks`);
+test("the README has its examples, and the docs theirs", () => {
+  assert.ok(blocks.filter((b) => b.page === "README.md").length >= 3, "README's js blocks");
+  assert.ok(blocks.length >= 14, `${blocks.length} js blocks in all`);
 });
 
-for (const [i, code] of blocks.entries()) {
+test("the README is a front page: at most 300 lines, linking every page of docs/", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  assert.ok(readme.split("\n").length <= 300, `${readme.split("\n").length} lines`);
+  for (const page of pages.slice(1)) assert.ok(readme.includes(`](${page}`), `the README links ${page}`);
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation but hyphens and underscores dropped, spaces as hyphens. */
+const anchorOf = (heading) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
+
+test("every relative link of the README and docs/ leads to a file, and a heading there when it names one", () => {
+  const broken = [];
+  for (const page of pages) {
+    const text = readFileSync(join(root, page), "utf8").replace(/^( *)```[\s\S]*?^\1```$/gm, "");
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue;
+      const [file, anchor] = target.split("#");
+      const path = file ? join(root, dirname(page), file) : join(root, page);
+      if (!existsSync(path)) {
+        broken.push(`${page}: ${target} (no such file)`);
+        continue;
+      }
+      if (anchor && path.endsWith(".md")) {
+        const headings = [...readFileSync(path, "utf8").matchAll(/^#+ (.*)$/gm)].map((m) => anchorOf(m[1]));
+        if (!headings.includes(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+      }
+    }
+  }
+  assert.deepEqual(broken, []);
+});
+
+test("every file of the repository the README and docs/ name in backticks exists", () => {
+  const missing = [];
+  for (const page of pages) {
+    const text = readFileSync(join(root, page), "utf8").replace(/^( *)```[\s\S]*?^\1```$/gm, "");
+    for (const [, path] of text.matchAll(/`((?:src|js|tests|crates|scripts|bench|www|examples|fuzz|packages|docs)\/[\w./-]*)`/g)) {
+      if (!existsSync(join(root, path))) missing.push(`${page}: ${path}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
+for (const block of blocks) {
+  const { code } = block;
   const imports = /from "zarr-wasm-codecs";/.test(code) ? code.match(/import \{([^}]*)\} from "zarr-wasm-codecs"/)[1].trim() : "";
-  test(`README example ${i + 1} (${imports}) runs as written and prints what it says`, () => {
+  test(`${block.page} example ${block.n} (${imports}) runs as written and prints what it says`, () => {
     const said = [...code.matchAll(/^\s*console\.log\(.*\); \/\/ ([^:\n]+)/gm)].at(-1);
     assert.ok(said, "the example says what it prints");
     const dir = join(root, "target/readme");
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, `example-${i + 1}.mjs`);
+    const file = join(dir, `${slug(block)}.mjs`);
     writeFileSync(file, code);
     const printed = execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8", timeout: 60000 });
     assert.equal(printed.trim(), said[1].trim());
   });
 }
 
-test("every README example and a strict app using every export type-check (tsc --strict, bundler resolution)", () => {
+test("every example of the README and docs/ and a strict app using every export type-check (tsc --strict, bundler resolution)", () => {
   const dir = join(root, "target/readme-ts");
   mkdirSync(dir, { recursive: true });
-  const files = blocks.map((code, i) => {
-    const file = join(dir, `example-${i + 1}.ts`);
+  const files = blocks.map((block) => {
+    const { code } = block;
+    const file = join(dir, `${slug(block)}.ts`);
     // Each block is a module of its own (top-level await).
     writeFileSync(file, `${code}\nexport {};\n`);
     return file;
