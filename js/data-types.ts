@@ -1,5 +1,5 @@
 // The data type registry's JavaScript face: every data type's description (the rows live in
-// Rust, src/types.rs), and how an item of several lanes (a complex number's two parts, a
+// Rust, src/types/mod.rs), and how an item of several lanes (a complex number's two parts, a
 // string's code points) crosses between the read and write path, which works on lanes, and
 // the caller, who gets and gives items.
 import * as zarr from "zarrita";
@@ -186,7 +186,7 @@ function configurationOf(dataTypeJson: unknown): Json | undefined {
   return typeof dataTypeJson === "object" && dataTypeJson !== null ? (dataTypeJson as { configuration?: Json }).configuration : undefined;
 }
 
-/** How the wasm is handed a registered type (src/types.rs, `Family::Registered`). */
+/** How the wasm is handed a registered type (src/types/mod.rs, `Family::Registered`). */
 function handedOver(d: DataTypeDefinition & { lane: LaneType }): Json {
   return { name: "zarr-wasm-codecs.registered", configuration: { name: d.name, lane: d.lane, lanes: d.lanes } };
 }

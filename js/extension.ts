@@ -9,9 +9,8 @@ import { codecNames, requireRegistered } from "./open.js";
 import type { WorkerFetchInit } from "./fetch.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
-import {
-  type ArrayAccess, concurrencyOf, coreAccess, DEFAULT_CONCURRENCY, inReadTurn, type Limiter, rangesFor, readPlan, workerFetchOf,
-} from "./read.js";
+import { type ArrayAccess, coreAccess, rangesFor } from "./access.js";
+import { concurrencyOf, DEFAULT_CONCURRENCY, inReadTurn, type Limiter, readPlan, workerFetchOf } from "./read.js";
 import { limiter, poolOf } from "./schedule.js";
 import { planSelection, type Plan } from "./select.js";
 import { cOrderStrides } from "./strides.js";

@@ -13,7 +13,7 @@ import * as zarr from "zarrita";
 import { codedError, naming } from "./errors.js";
 import { exactJson, exactParse } from "./json.js";
 import { get } from "./read.js";
-import type { CodecMeta } from "./read.js";
+import type { CodecMeta } from "./access.js";
 import { storedTwin } from "./stored.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;

@@ -9,9 +9,8 @@ import { exactJson, exactParse } from "./json.js";
 import { loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { typedArrayFor } from "./place.js";
-import {
-  cached, checkReadOptions, type CodecMeta, coreAccessOf, type GetOptions, getNow, inReadTurn, rangesFor, readInto, result,
-} from "./read.js";
+import { cached, type CodecMeta, coreAccessOf, rangesFor } from "./access.js";
+import { checkReadOptions, type GetOptions, getNow, inReadTurn, readInto, result } from "./read.js";
 import { checkSelection, type Selection } from "./select.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;

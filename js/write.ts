@@ -17,7 +17,7 @@ import { type EncodeModule, encodeModuleOf } from "./modules.js";
 import { fillsItsBuffer, isBytesStage, type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { CompressorSpec, EncodeJob, EncodeRowJob } from "./protocol.js";
-import { type ArrayAccess, coreAccess } from "./read.js";
+import { type ArrayAccess, coreAccess } from "./access.js";
 import { CODEC_NAMES, isOurs } from "./registry.js";
 import { eachLimited, inTurn, poolOf, progress, untilAborted } from "./schedule.js";
 import { type Axis, type Box, planSelection, type Plan, regionOf, type Selection } from "./select.js";
@@ -25,7 +25,6 @@ import { cOrderStrides } from "./strides.js";
 import { writeInTurn } from "./turns.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
-type Scalar = number | bigint | boolean;
 /** Values for `set`: a typed array of the array's data type, with the shape and element strides of the region it fills. */
 export interface ChunkValue<D extends zarr.DataType = zarr.DataType> {
   data: zarr.DataType extends D ? TypedArray : zarr.TypedArray<D>;

@@ -18,7 +18,7 @@ import Zstd from "numcodecs/zstd";
 import * as zarr from "zarrita";
 import { get, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 // Not public: only to say whether `get` read an array on its own path or fell back to zarr.get.
-import { coreAccess } from "../../dist/read.js";
+import { coreAccess } from "../../dist/access.js";
 import { crc32c } from "../../tests/node/random-arrays.mjs";
 import { designField, median, seededShuffle } from "../util.mjs";
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess } from "../../dist/read.js";
+import { coreAccess } from "../../dist/access.js";
 import { memoryStore } from "../fixtures/written/cases.mjs";
 import { everyOther, filesUnder } from "./files.mjs";
 

@@ -1,5 +1,5 @@
 // The layout the core hands JavaScript (crate::layout::ArrayLayout::to_json) against the
-// `Layout` type the read and write paths take it as (js/read.ts, in the built declarations):
+// `Layout` type the read and write paths take it as (js/access.ts, in the built declarations):
 // the same keys at every level, for layouts with every optional part (a shard, a whole-chunk
 // serializer, codecs left to zarrita's registry, zarr v2). A key renamed on one side fails here.
 import assert from "node:assert/strict";
@@ -16,15 +16,15 @@ import { CODECS } from "../../dist/wasm/tables.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The property names of `interface Layout` in dist/read.d.ts, nested object types as objects. */
+/** The property names of `interface Layout` in dist/access.d.ts, nested object types as objects. */
 function declaredLayout() {
-  const file = join(root, "dist/read.d.ts");
+  const file = join(root, "dist/access.d.ts");
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   let found;
   source.forEachChild((node) => {
     if (ts.isInterfaceDeclaration(node) && node.name.text === "Layout") found = node;
   });
-  assert.ok(found, "dist/read.d.ts declares interface Layout");
+  assert.ok(found, "dist/access.d.ts declares interface Layout");
   const shape = (members) => {
     const out = {};
     for (const m of members) {

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { errorCode, get, open, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess } from "../../dist/read.js";
+import { coreAccess } from "../../dist/access.js";
 import { serve } from "../../scripts/serve.mjs";
 import { filesUnder, memoryStore, rejection } from "./files.mjs";
 import { crc32c } from "./random-arrays.mjs";

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { errorCode, get, getDecoded, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess, decodedAccess } from "../../dist/read.js";
+import { coreAccess, decodedAccess } from "../../dist/access.js";
 import { serve } from "../../scripts/serve.mjs";
 import { everyOther, filesUnder } from "./files.mjs";
 import { crc32c } from "./random-arrays.mjs";

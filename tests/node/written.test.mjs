@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 
 import { registerCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess } from "../../dist/read.js";
+import { coreAccess } from "../../dist/access.js";
 import { vlenAccess } from "../../dist/vlen.js";
 
 import { CASES, memoryStore, runCase } from "../fixtures/written/cases.mjs";
