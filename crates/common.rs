@@ -17,6 +17,9 @@ pub(crate) fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(&e.to_string());
     // Setting a property on a fresh Error object cannot fail.
     let _ = Reflect::set(&err, &"code".into(), &e.code().into());
+    if let Some(codec) = e.codec() {
+        let _ = Reflect::set(&err, &"codec".into(), &codec.into());
+    }
     err.into()
 }
 

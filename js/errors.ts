@@ -50,6 +50,15 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /** An error this package raised: an Error with one of its codes. */
 export interface CodecError extends Error {
   code: ErrorCode;
+  /** The path of the array being read or written (`"/sst"`), where there is one. */
+  path?: string;
+  /**
+   * The store key of the chunk or shard involved (`"c/0/1"`; an inner chunk of a shard as
+   * `"c/0/1 (inner chunk 3)"`), where one is: the key a store failed on, for `STORE_FAILED`.
+   */
+  key?: string;
+  /** The codec that failed or refused (`"zstd"`, `"cast_value"`, `"numcodecs.pcodec"`), where one did. */
+  codec?: string;
 }
 
 const known = new Set<string>(ERROR_CODES);
@@ -106,14 +115,15 @@ export async function naming<T>(path: string, work: () => Promise<T>, signal?: A
     const prefix = `array "${path}": `;
     if (isCodecError(e)) {
       if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
+      e.path ??= path;
       throw e;
     }
     if (!(e instanceof Error) || e.name === "AbortError") throw e;
     const inner = codedWithin(e);
     const code = inner?.code ?? ZARRITA_CODES[(e as { _tag?: string })._tag ?? ""];
-    if (!code) throw codedError("INTERNAL", prefix + e.message, e);
+    if (!code) throw withFields(codedError("INTERNAL", prefix + e.message, e), { path });
     const message = inner ? `${e.message}: ${inner.message}` : e.message;
-    throw codedError(code, message.startsWith(prefix) ? message : prefix + message, e);
+    throw withFields(codedError(code, message.startsWith(prefix) ? message : prefix + message, e), { path, key: inner?.key, codec: inner?.codec });
   }
 }
 
@@ -126,7 +136,10 @@ export async function namingChunk<T>(key: string, work: () => T | Promise<T>): P
     return await work();
   } catch (e) {
     const prefix = `chunk ${key}: `;
-    if (isCodecError(e) && !e.message.startsWith(prefix)) e.message = prefix + e.message;
+    if (isCodecError(e)) {
+      if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
+      e.key ??= key;
+    }
     throw e;
   }
 }
@@ -141,7 +154,7 @@ export async function fromStore<T>(key: string, request: () => T | Promise<T>): 
   } catch (e) {
     if (isCodecError(e) || (e instanceof Error && e.name === "AbortError")) throw e;
     const said = e instanceof Error ? e.message : String(e);
-    throw codedError("STORE_FAILED", `the store failed on ${key}: ${said}`, e);
+    throw withFields(codedError("STORE_FAILED", `the store failed on ${key}: ${said}`, e), { key });
   }
 }
 
@@ -156,7 +169,7 @@ export async function viaCodec<T>(name: string, direction: "encode" | "decode", 
   } catch (e) {
     if (codedWithin(e) || (e instanceof Error && e.name === "AbortError")) throw e;
     const said = e instanceof Error ? e.message : String(e);
-    throw codedError("CODEC_FAILED", `codec "${name}" failed to ${direction}: ${said}`, e);
+    throw withFields(codedError("CODEC_FAILED", `codec "${name}" failed to ${direction}: ${said}`, e), { codec: name });
   }
 }
 
@@ -173,6 +186,15 @@ export function codedStore<S extends object>(store: S): S {
   if (typeof s.getRange === "function") coded.getRange = (key, range, opts) => fromStore(key, () => s.getRange!(key, range, opts));
   if (typeof s.set === "function") coded.set = (key, value) => fromStore(key, () => s.set!(key, value));
   return coded as unknown as S;
+}
+
+/** `error` with those of `fields` that are given and that it does not have already. */
+export function withFields(error: CodecError, fields: { path?: string; key?: string; codec?: string }): CodecError {
+  for (const name of ["path", "key", "codec"] as const) {
+    const value = fields[name];
+    if (value !== undefined && error[name] === undefined) error[name] = value;
+  }
+  return error;
 }
 
 /** An Error with a stable, machine-readable `code`. */

@@ -119,6 +119,40 @@ async function defaultSize(): Promise<number> {
 }
 
 /**
+ * Abort handlers by signal: one listener on each signal, however many of its read's (or
+ * write's) jobs wait, each job's handler kept here until it is taken off (a read of thousands
+ * of chunks would otherwise add a listener per chunk).
+ */
+class AbortHandlers {
+  private readonly bySignal = new WeakMap<AbortSignal, { handlers: Set<() => void>; listener: () => void }>();
+
+  /** Calls `handler` when `signal` aborts; the function returned takes it off. */
+  add(signal: AbortSignal, handler: () => void): () => void {
+    let entry = this.bySignal.get(signal);
+    if (!entry) {
+      const handlers = new Set<() => void>();
+      const listener = () => {
+        this.bySignal.delete(signal);
+        for (const h of [...handlers]) h();
+      };
+      entry = { handlers, listener };
+      this.bySignal.set(signal, entry);
+      signal.addEventListener("abort", listener, { once: true });
+    }
+    const own = () => handler();
+    const at = entry;
+    at.handlers.add(own);
+    return () => {
+      at.handlers.delete(own);
+      if (at.handlers.size === 0 && this.bySignal.get(signal) === at) {
+        this.bySignal.delete(signal);
+        signal.removeEventListener("abort", at.listener);
+      }
+    };
+  }
+}
+
+/**
  * Workers that decode chunks off the main thread for `get` and `getDecoded`, and encode them
  * for `set` and `writePacked` (`{ pool }` in their options). One pool can serve many reads at once; `terminate()` ends
  * its workers. In Node an idle pool does not keep the process alive.
@@ -133,6 +167,8 @@ export class WorkerPool {
   private reads = 0;
   private ended = false;
   private waiting: Waiting[] = [];
+  /** The jobs' abort handlers, one listener on each read's signal. */
+  private readonly aborts = new AbortHandlers();
   /** Buffers of stored bytes the workers gave back, to copy later chunks into. */
   private spare: ArrayBuffer[] = [];
 
@@ -186,7 +222,7 @@ export class WorkerPool {
    * the chunk is missing (nothing placed). An abort stops such a job's fetch in the worker.
    */
   async run(job: Job, modules: Partial<Record<ModuleKind, WebAssembly.Module>>, signal?: AbortSignal): Promise<ArrayBuffer | undefined | null> {
-    let cancel: (() => void) | undefined;
+    let stopCancel: (() => void) | undefined;
     const post = (slot: Slot, id: number) => {
       const stored = job.remote ? undefined : this.handOver(job);
       // Values that go back (no shared output) are written into a buffer given back earlier.
@@ -194,15 +230,12 @@ export class WorkerPool {
       const box = n ? this.takeSpare(n) : undefined;
       const transfer = [stored?.buffer, box].filter((b) => b !== undefined) as ArrayBuffer[];
       slot.port.post({ ...job, op: "decode", stored, job: id, box }, transfer);
-      if (job.remote && signal) {
-        cancel = () => slot.port.post({ op: "cancel", job: id });
-        signal.addEventListener("abort", cancel, { once: true });
-      }
+      if (job.remote && signal) stopCancel = this.aborts.add(signal, () => slot.port.post({ op: "cancel", job: id }));
     };
     try {
       return (await this.queue(post, modules, signal, job.remote ? FETCH_IN_FLIGHT : IN_FLIGHT)) as ArrayBuffer | undefined | null;
     } finally {
-      if (cancel) signal!.removeEventListener("abort", cancel);
+      stopCancel?.();
     }
   }
 
@@ -276,8 +309,7 @@ export class WorkerPool {
           if (at >= 0) this.waiting.splice(at, 1);
           reject(signal.reason);
         };
-        signal.addEventListener("abort", drop, { once: true });
-        entry.off = () => signal.removeEventListener("abort", drop);
+        entry.off = this.aborts.add(signal, drop);
       }
       this.waiting.push(entry);
       this.dispatch(slots);
@@ -472,9 +504,10 @@ export class WorkerPool {
       } else if (!message.error) {
         pending.resolve(message.buffers ?? message.buffer);
       } else {
-        const e = new Error(message.error.message) as Error & { code?: string };
+        const e = new Error(message.error.message) as Error & { code?: string; codec?: string };
         e.name = message.error.name;
         if (message.error.code !== undefined) e.code = message.error.code;
+        if (message.error.codec !== undefined) e.codec = message.error.codec;
         pending.reject(e);
       }
       this.dispatch(slots);

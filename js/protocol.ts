@@ -156,6 +156,8 @@ export interface ErrorReply {
   message: string;
   name: string;
   code?: string;
+  /** The codec that failed, where one did (`CodecError.codec`). */
+  codec?: string;
 }
 
 /**

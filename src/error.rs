@@ -82,6 +82,25 @@ pub enum Error {
 }
 
 impl Error {
+    /// The codec the error is about, where it is one (what JavaScript sees as `error.codec`):
+    /// none for an error of the metadata, a chunk's length or the package itself.
+    pub fn codec(&self) -> Option<&str> {
+        match self {
+            Error::UnsupportedDataType { codec, .. }
+            | Error::InvalidConfig { codec, .. }
+            | Error::Cast { codec, .. }
+            | Error::Overflow { codec, .. }
+            | Error::CorruptChunk { codec, .. }
+            | Error::NonFinite { codec, .. }
+            | Error::Checksum { codec, .. } => {
+                Some(*codec).filter(|c| !matches!(*c, "zarr-wasm-codecs" | "getDecoded"))
+            }
+            Error::InexactDivision { .. } => Some("scale_offset"),
+            Error::UnknownCodec { name } => Some(name),
+            _ => None,
+        }
+    }
+
     /// A stable, machine-readable code (what JavaScript sees as `error.code`).
     pub fn code(&self) -> &'static str {
         match self {

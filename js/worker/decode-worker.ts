@@ -274,7 +274,10 @@ function decodeAndAnswer(message: JobMessage, stored: Uint8Array, back: ArrayBuf
 }
 
 function errorOf(e: unknown): ErrorReply {
-  if (e instanceof Error) return { message: e.message, name: e.name, code: (e as { code?: string }).code };
+  if (e instanceof Error) {
+    const { code, codec } = e as { code?: string; codec?: string };
+    return { message: e.message, name: e.name, code, ...(codec === undefined ? {} : { codec }) };
+  }
   return { message: String(e), name: "Error" };
 }
 
