@@ -21,9 +21,11 @@ rustup target add wasm32-unknown-unknown
 want=$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
-  step "wasm-bindgen-cli $want (built from source; a few minutes)"
-  # Not --locked: one of its locked transitive versions is yanked.
-  cargo install wasm-bindgen-cli --version "$want"
+  step "wasm-bindgen-cli $want (built from source; about 3 minutes)"
+  # Not --locked: one of its locked transitive versions is yanked. No default features: they are
+  # TLS (rustls and ring) for a WebDriver reached over https, and the tests' ChromeDriver is on
+  # loopback (196 s to build without them, 232 s with).
+  cargo install wasm-bindgen-cli --version "$want" --no-default-features
 fi
 
 # clang compiles the C zstd library (zstd-sys) for wasm32 in the compress module.
