@@ -115,8 +115,7 @@ export async function naming<T>(path: string, work: () => Promise<T>, signal?: A
     const prefix = `array "${path}": `;
     if (isCodecError(e)) {
       if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
-      e.path ??= path;
-      throw e;
+      throw withFields(e, { path });
     }
     if (!(e instanceof Error) || e.name === "AbortError") throw e;
     const inner = codedWithin(e);
@@ -138,7 +137,7 @@ export async function namingChunk<T>(key: string, work: () => T | Promise<T>): P
     const prefix = `chunk ${key}: `;
     if (isCodecError(e)) {
       if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
-      e.key ??= key;
+      withFields(e, { key });
     }
     throw e;
   }
@@ -189,7 +188,7 @@ export function codedStore<S extends object>(store: S): S {
 }
 
 /** `error` with those of `fields` that are given and that it does not have already. */
-export function withFields(error: CodecError, fields: { path?: string; key?: string; codec?: string }): CodecError {
+function withFields(error: CodecError, fields: { path?: string; key?: string; codec?: string }): CodecError {
   for (const name of ["path", "key", "codec"] as const) {
     const value = fields[name];
     if (value !== undefined && error[name] === undefined) error[name] = value;

@@ -40,13 +40,16 @@ test("the README is a front page: at most 300 lines, linking every page of docs/
   for (const page of pages.slice(1)) assert.ok(readme.includes(`](${page}`), `the README links ${page}`);
 });
 
+/** A page's text without its code blocks (whose links and paths are code, not prose). */
+const proseOf = (page) => readFileSync(join(root, page), "utf8").replace(/^( *)```[\s\S]*?^\1```$/gm, "");
+
 /** GitHub's anchor of a heading: lower case, punctuation but hyphens and underscores dropped, spaces as hyphens. */
 const anchorOf = (heading) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
 
 test("every relative link of the README and docs/ leads to a file, and a heading there when it names one", () => {
   const broken = [];
   for (const page of pages) {
-    const text = readFileSync(join(root, page), "utf8").replace(/^( *)```[\s\S]*?^\1```$/gm, "");
+    const text = proseOf(page);
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^[a-z]+:/.test(target)) continue;
       const [file, anchor] = target.split("#");
@@ -67,7 +70,7 @@ test("every relative link of the README and docs/ leads to a file, and a heading
 test("every file of the repository the README and docs/ name in backticks exists", () => {
   const missing = [];
   for (const page of pages) {
-    const text = readFileSync(join(root, page), "utf8").replace(/^( *)```[\s\S]*?^\1```$/gm, "");
+    const text = proseOf(page);
     for (const [, path] of text.matchAll(/`((?:src|js|tests|crates|scripts|bench|www|examples|fuzz|packages|docs)\/[\w./-]*)`/g)) {
       if (!existsSync(join(root, path))) missing.push(`${page}: ${path}`);
     }
