@@ -144,16 +144,17 @@ export async function namingChunk<T>(key: string, work: () => T | Promise<T>): P
 }
 
 /**
- * Runs a store's request for `key`: an error it throws (other than an abort) becomes
- * STORE_FAILED, naming the key, with the store's error as `cause`.
+ * Runs a store's request for `key` (or for `range` of it): an error it throws (other than an
+ * abort) becomes STORE_FAILED, naming the key (and the range), with the store's error as `cause`.
  */
-export async function fromStore<T>(key: string, request: () => T | Promise<T>): Promise<T> {
+export async function fromStore<T>(key: string, request: () => T | Promise<T>, range?: { offset: number; length: number }): Promise<T> {
   try {
     return await request();
   } catch (e) {
     if (isCodecError(e) || (e instanceof Error && e.name === "AbortError")) throw e;
     const said = e instanceof Error ? e.message : String(e);
-    throw withFields(codedError("STORE_FAILED", `the store failed on ${key}: ${said}`, e), { key });
+    const what = range ? `${key} (bytes ${range.offset}-${range.offset + range.length - 1})` : key;
+    throw withFields(codedError("STORE_FAILED", `the store failed on ${what}: ${said}`, e), { key });
   }
 }
 

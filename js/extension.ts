@@ -6,13 +6,17 @@ import { itemised } from "./data-types.js";
 import { codedError, naming } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
-import type { WorkerFetchInit } from "./fetch.js";
+import { chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import { type ArrayAccess, coreAccess, rangesFor } from "./access.js";
-import { concurrencyOf, DEFAULT_CONCURRENCY, inReadTurn, type Limiter, readPlan, workerFetchOf } from "./read.js";
+import {
+  concurrencyOf, DEFAULT_CONCURRENCY, inReadTurn, type Limiter, plainChunk, readChunk, readPlan, shardIndexBytesOf, wholeShards,
+  workerFetchOf,
+} from "./read.js";
 import { limiter, poolOf } from "./schedule.js";
-import { planSelection, type Plan } from "./select.js";
+import { Coalescer, type MergeLimits, mergeLimitsOf } from "./ranges.js";
+import { type Box, planSelection, type Plan } from "./select.js";
 import { cOrderStrides } from "./strides.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
@@ -33,6 +37,13 @@ export interface WasmCodecsOptions {
    * chunks at once.
    */
   concurrency?: number;
+  /**
+   * How a sharded array's inner chunks are fetched (see `GetOptions.mergeRanges`): zarr.get
+   * asks for all of a read's chunks at once, and those of one shard go out as merged requests.
+   */
+  mergeRanges?: Partial<MergeLimits>;
+  /** How many bytes of each sharded array's shard indexes are kept between reads (see `GetOptions.shardIndexBytes`). */
+  shardIndexBytes?: number;
 }
 
 /**
@@ -66,7 +77,7 @@ function chunkPlan(arr: Readable, a: ArrayAccess<TileReader>, coords: number[]):
 }
 
 /** The array extension: `getChunk` on the package's path where it reads the array. */
-function chunksHere(options: WasmCodecsOptions, paced: Limiter) {
+function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer) {
   return zarr.defineArrayExtension(async (arr) => {
     const a = await naming(arr.path, () => chunkAccess(arr));
     if (typeof a === "string") {
@@ -85,18 +96,71 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter) {
     }
     const Out = typedArrayFor(a.layout.data_type)!;
     const fill = Uint8Array.from(a.layout.fill_bytes);
+    const together = shardsTogether(arr, a, options, paced, coalescer);
     return {
       getChunk(coords: number[], request?: { signal?: AbortSignal }, opts?: { useSharedArrayBuffer?: boolean }) {
         const signal = request?.signal;
         const read = { ...options, signal, useSharedArrayBuffer: opts?.useSharedArrayBuffer };
+        // A whole chunk on one thread: its own short path (a viewer's tile is one).
+        const plain = plainChunk(arr, a, coords, read);
+        let plan: Plan | undefined;
+        try {
+          if (!plain) plan = chunkPlan(arr, a, coords);
+        } catch (e) {
+          return naming(arr.path, () => Promise.reject(e));
+        }
+        const shards = plan && together?.(plan, signal);
         return naming(arr.path, () => inReadTurn(arr, read, async () => {
-          const { data } = await readPlan(arr, a, chunkPlan(arr, a, coords), read, Out, fill, { paced, whole: true });
+          const { data } = plan
+            ? await readPlan(arr, a, plan, read, Out, fill, { paced, whole: true, coalescer, shards })
+            : { data: await readChunk(arr, a, coords, read, Out, fill, paced) };
           // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
           return { data, shape: arr.chunks.slice(), stride: cOrderStrides(arr.chunks) } as zarr.Chunk<zarr.DataType>;
         }), signal);
       },
     };
   });
+}
+
+/**
+ * The chunks zarr.get asks for at once (in one task, with one signal), seen together: where
+ * they cover whole shards (see `wholeShards`), each such shard is fetched in one request for
+ * all of them, its index read from its bytes. Returns, for a chunk's plan, the function that
+ * gives the shard bytes of its boxes (decided in a microtask, after zarr.get's loop has asked
+ * for every chunk and before any of their reads begins); undefined where the array is not
+ * sharded or the workers fetch.
+ */
+function shardsTogether(arr: Readable, a: ArrayAccess<TileReader>, options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer) {
+  if (!a.index || (options.pool && options.workerFetch)) return undefined;
+  const per = a.index.perShard;
+  type Batch = { plans: Plan[]; shards?: (box: Box) => Promise<Uint8Array | undefined> | undefined };
+  const open = new Map<AbortSignal | undefined, Batch>();
+  const decide = (batch: Batch) => {
+    const whole = wholeShards(a, { boxes: batch.plans.flatMap((p) => p.boxes) }, coalescer.limits.size);
+    if (!whole) return;
+    const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options) });
+    const fetched = new Map<string, Promise<Uint8Array | undefined> | undefined>();
+    batch.shards = (box) => {
+      if (!whole(box)) return undefined;
+      const shard = String(shardCoordsOf(per, box.coords));
+      if (!fetched.has(shard)) fetched.set(shard, locate.whole!(box.coords));
+      return fetched.get(shard);
+    };
+  };
+  return (plan: Plan, signal: AbortSignal | undefined) => {
+    let batch = open.get(signal);
+    if (!batch) {
+      const opened: Batch = (batch = { plans: [] });
+      open.set(signal, opened);
+      queueMicrotask(() => {
+        open.delete(signal);
+        decide(opened);
+      });
+    }
+    batch.plans.push(plan);
+    const mine = batch;
+    return (box: Box) => mine.shards?.(box);
+  };
 }
 
 /**
@@ -112,22 +176,41 @@ export const withWasmCodecs = zarr.defineStoreExtension((store, options: WasmCod
   const given = options ?? {};
   if (typeof given !== "object") throw codedError("INVALID_ARGUMENT", `withWasmCodecs: options must be an object, got ${typeof given}`);
   const paced = limiter(concurrencyOf(given, DEFAULT_CONCURRENCY));
+  const coalescer = new Coalescer(mergeLimitsOf(given.mergeRanges));
+  shardIndexBytesOf(given);
   if (given.pool) {
     poolOf(given);
     workerFetchOf(given, store);
   }
+  // The metadata files zarr.open just read, which the package's own read of the array's exact
+  // metadata text (right after, as the array extension starts) takes instead of asking the
+  // store again: one round trip fewer to open an array. Taken once; a few at most are kept.
+  const opened = new Map<string, Uint8Array>();
   return {
     async get(key: zarr.AbsolutePath, request?: unknown) {
+      if (ownRead(request) && opened.has(key)) {
+        const bytes = opened.get(key)!;
+        opened.delete(key);
+        return bytes;
+      }
       const bytes = await store.get(key, request as never);
-      if (bytes && ARRAY_METADATA.test(key) && !ownRead(request)) await refuseWhatZarritaCannotOpen(key, bytes);
+      if (bytes && METADATA.test(key) && !ownRead(request)) {
+        if (ARRAY_METADATA.test(key)) await refuseWhatZarritaCannotOpen(key, bytes);
+        opened.set(key, bytes);
+        for (const old of opened.keys()) if (opened.size > OPENED_KEPT) opened.delete(old);
+      }
       return bytes;
     },
-    arrayExtensions: [chunksHere({ pool: given.pool, workerFetch: given.workerFetch }, paced)],
+    arrayExtensions: [chunksHere({ pool: given.pool, workerFetch: given.workerFetch, shardIndexBytes: given.shardIndexBytes }, paced, coalescer)],
   };
 });
 
 /** The metadata files zarr.open reads of an array. */
 const ARRAY_METADATA = /(^|\/)(zarr\.json|\.zarray)$/;
+/** Those and a v2 array's attributes: what the package's own read of an array's metadata text asks for. */
+const METADATA = /(^|\/)(zarr\.json|\.zarray|\.zattrs)$/;
+/** How many metadata files zarr.open read are kept for the package's own read (see `withWasmCodecs`). */
+const OPENED_KEPT = 16;
 
 /**
  * Refuses (UNSUPPORTED, at zarr.open) the metadata of an array that zarrita cannot open or whose

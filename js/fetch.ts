@@ -1,6 +1,7 @@
 // Fetching a read's chunks: each (inner) chunk's stored bytes by its store key, through the
 // shard's index for a sharded array (the indexes kept between reads), with the bytes -> bytes
 // codecs only zarrita's registry has undone here.
+import { ownSignal } from "./abort.js";
 import * as zarr from "zarrita";
 import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
 import { loadModule } from "./load.js";
@@ -55,6 +56,19 @@ export interface ChunkSource {
   /** Bytes -> bytes codecs undone here, through zarrita's registry. */
   compressors: BytesCodec[];
   index: null | ShardIndex;
+}
+
+/**
+ * The store path of a chunk's (or shard's) key under the array: what `arr.resolve(key).path`
+ * gives for a key of digits and separators, without its URL parsing (a tile read makes several).
+ */
+export function pathOf(arr: zarr.Location<unknown>, key: string): zarr.AbsolutePath {
+  return `${arr.path.endsWith("/") ? arr.path : `${arr.path}/`}${key}` as zarr.AbsolutePath;
+}
+
+/** The coordinates of the shard holding the inner chunk at `coords` (`per`: inner chunks a shard holds along each dimension). */
+export function shardCoordsOf(per: number[], coords: number[]): number[] {
+  return coords.map((c, i) => Math.floor(c / per[i]));
 }
 
 /** The store key of a chunk (or shard) at `coords`, relative to the array. */
@@ -153,25 +167,51 @@ export interface Fetched {
   remote?: Remote;
 }
 
-/** Where a chunk's stored bytes are: its store key (for errors), its path, and, within a shard, its range; or that it is missing. */
-export type Located = { key: string; path: zarr.AbsolutePath; range?: Range; missing?: false } | { key: string; missing: true };
+/** Where an inner chunk's stored bytes are: its store key (for errors), its shard's path and its range there; or that it is missing. */
+export type Located = { key: string; path: zarr.AbsolutePath; range: Range; missing?: false } | { key: string; missing: true };
 
 /**
- * A function giving where each (inner) chunk's stored bytes are: the chunk's object, or for a
- * sharded array its range in the shard, read from the shard's indexes (read once, kept
- * between reads; see `ShardIndexes`).
+ * For a sharded array, a function giving where each inner chunk's stored bytes are: its range
+ * in its shard, read from the shard's indexes (read once, kept between reads, up to
+ * `cacheBytes`; see `ShardIndexes`), each request made through `paced`.
  */
-function chunkLocator(arr: zarr.Location<zarr.Readable>, a: ChunkSource): (coords: number[]) => Promise<Located> {
+export function chunkLocator(
+  arr: zarr.Location<zarr.Readable>,
+  a: ChunkSource,
+  how: {
+    paced?: <T>(request: () => Promise<T>) => Promise<T>;
+    cacheBytes?: number;
+    /** Reads a shard index's range, where the store is not asked (see `GetOptions.workerFetch`). */
+    getRange?: (path: zarr.AbsolutePath, range: Range | { suffixLength: number }) => Promise<Uint8Array | undefined>;
+  } = {},
+): Locator {
+  const { paced = (request) => request(), cacheBytes = SHARD_INDEX_BYTES } = how;
   const store = arr.store as AnyStore;
   const { layout, index } = a;
-  if (!index || !layout.shard) {
-    return async (coords) => {
-      const key = chunkKey(layout, coords);
-      return { key, path: arr.resolve(key).path };
-    };
-  }
+  if (!index || !layout.shard) throw codedError("INTERNAL", "a chunk locator for an array that is not sharded");
   const indexes = shardIndexesOf(arr);
-  const getRange = store.getRange!.bind(store);
+  indexes.limit = cacheBytes;
+  // A level's index entries from its stored bytes (`raw`; undefined: a missing shard).
+  const tableOf = (raw: Promise<Uint8Array | undefined>, depth: number, within: Range | undefined, name: string) => {
+    const level = index.levels[depth];
+    return raw.then((raw: Uint8Array | undefined) =>
+      namingChunk(`${name} (shard index)`, async () => {
+        if (!raw && !within) return undefined;
+        if (!raw || raw.length !== level.bytes) {
+          throw codedError("CHUNK_LENGTH", `the shard index has ${raw?.length ?? 0} bytes, not ${level.bytes}`);
+        }
+        const bytes = await level.unpack(raw);
+        // Read by the reader's module (entries checked, each exact as a number): a
+        // getDecoded reads with the packing module alone.
+        const chunks = level.per.reduce((x, y) => x * y, 1);
+        return (await loadModule(a.kind ?? "core")).shardIndexEntries(bytes, level.little, chunks);
+      }),
+    );
+  };
+  const shardOf = (coords: number[]) => {
+    const shardKey = chunkKey(layout, shardCoordsOf(index.perShard, coords));
+    return { shardKey, path: pathOf(arr, shardKey) };
+  };
   // A level's index entries, read once: the shard's own (within: none), or those of the
   // chunk at `within` of the shard (nested sharding); undefined for a missing shard.
   // (Kept by the level's depth as well as where its chunk starts: at depth 1 and 2 the first
@@ -190,26 +230,14 @@ function chunkLocator(arr: zarr.Location<zarr.Readable>, a: ChunkSource): (coord
         range = { offset: within.offset + (level.atEnd ? within.length - level.bytes : 0), length: level.bytes };
       }
       // Not cancelled with this read: other reads may be waiting for the same index.
-      table = fromStore(path, () => getRange(path, range)).then((raw: Uint8Array | undefined) =>
-        namingChunk(`${name} (shard index)`, async () => {
-          if (!raw && !within) return undefined;
-          if (!raw || raw.length !== level.bytes) {
-            throw codedError("CHUNK_LENGTH", `the shard index has ${raw?.length ?? 0} bytes, not ${level.bytes}`);
-          }
-          const bytes = await level.unpack(raw);
-          // Read by the reader's module (entries checked, each exact as a number): a
-          // getDecoded reads with the packing module alone.
-          const chunks = level.per.reduce((x, y) => x * y, 1);
-          return (await loadModule(a.kind ?? "core")).shardIndexEntries(bytes, level.little, chunks);
-        }),
-      );
+      const read = how.getRange ?? ((p: zarr.AbsolutePath, r: Range | { suffixLength: number }) => store.getRange!(p, r));
+      table = tableOf(paced(() => fromStore(path, () => read(path, range))), depth, within, name);
       indexes.set(id, table, level.bytes);
     }
     return table;
   };
-  return async (coords) => {
-    const shardKey = chunkKey(layout, coords.map((c, i) => Math.floor(c / index.perShard[i])));
-    const path = arr.resolve(shardKey).path;
+  const locate = async (coords: number[]): Promise<Located> => {
+    const { shardKey, path } = shardOf(coords);
     // Down the levels: each index gives where its chunk lies in the chunk above (the shard,
     // then the range of the shard the level above gave).
     let local = coords.map((c, i) => c % index.perShard[i]);
@@ -235,37 +263,58 @@ function chunkLocator(arr: zarr.Location<zarr.Readable>, a: ChunkSource): (coord
     }
     return { key: nameOf(), path, range: within! };
   };
+  return Object.assign(locate, {
+    whole(coords: number[]) {
+      const { shardKey, path } = shardOf(coords);
+      const level = index.levels[0];
+      if (index.levels.length !== 1 || indexes.get(path)) return undefined;
+      // Not cancelled with this read: other reads may be waiting for the index it holds.
+      const bytes = paced(() => fromStore(path, () => store.get(path)));
+      const raw = bytes.then((b) => b && (level.atEnd ? b.subarray(Math.max(0, b.length - level.bytes)) : b.subarray(0, level.bytes)));
+      indexes.set(path, tableOf(raw, 0, undefined, shardKey), level.bytes);
+      return bytes;
+    },
+  });
 }
 
 /**
- * A function giving each (inner) chunk's stored bytes: as they are where the compress module
- * undoes their codecs (here or in a worker), after the registry's codecs otherwise.
+ * Where each (inner) chunk's stored bytes are (see `chunkLocator`); for a sharded array,
+ * `whole` fetches the shard holding the chunk at `coords` in one request, its index (kept as
+ * any other) then read from its bytes (undefined: its index is known already, so its chunks
+ * are better fetched by range; or nested shards, whose inner indexes are read by range).
+ */
+export type Locator = ((coords: number[]) => Promise<Located>) & {
+  whole?(coords: number[]): Promise<Uint8Array | undefined> | undefined;
+};
+
+/**
+ * Whether what `store` answers is the read's alone, to hand to a worker uncopied: zarrita's
+ * FetchStore answers each request with a new buffer of the response's body, which nothing else
+ * holds. Any other store may keep what it returns (an in-memory store returns its own bytes),
+ * and so may a zarrita extension around a FetchStore (its byte cache): a proxy that passes
+ * `instanceof` but whose get and getRange are not the FetchStore's own methods. (Bytes the
+ * registry's codecs decode here are not handed over as they came.)
+ */
+export function answersOwned(store: AnyStore, a: ChunkSource): boolean {
+  const proto = Object.getPrototypeOf(store) as AnyStore;
+  return store instanceof zarr.FetchStore && store.get === proto.get && store.getRange === proto.getRange && !a.compressors.length;
+}
+
+/**
+ * A function giving each chunk's stored bytes, for an array that is not sharded (see
+ * `readShards` in read.ts for those that are): as they are where the compress module undoes
+ * their codecs (here or in a worker), after the registry's codecs otherwise.
  */
 export function chunkFetcher(arr: zarr.Location<zarr.Readable>, a: ChunkSource, options: { signal?: AbortSignal }) {
   const store = arr.store as AnyStore;
-  const opts = options.signal ? { signal: options.signal } : undefined;
-  const locate = chunkLocator(arr, a);
+  const opts = options.signal ? { signal: ownSignal(options.signal) } : undefined;
   const registry = (key: string, bytes: Uint8Array | undefined) =>
     bytes && a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes;
-  // zarrita's FetchStore answers each request with a new buffer of the response's body,
-  // which nothing else holds: the pool may take it rather than a copy. Any other store may
-  // keep what it returns (an in-memory store returns its own bytes), and so may a zarrita
-  // extension around a FetchStore (its byte cache): a proxy that passes `instanceof` but whose
-  // get and getRange are not the FetchStore's own methods.
-  const proto = Object.getPrototypeOf(store) as AnyStore;
-  const owned = store instanceof zarr.FetchStore && store.get === proto.get && store.getRange === proto.getRange && !a.compressors.length;
+  const owned = answersOwned(store, a);
   return async (coords: number[]): Promise<Fetched> => {
-    const at = await locate(coords);
-    if (at.missing) return { key: at.key, bytes: undefined };
-    const { key, path, range } = at;
-    if (!range) {
-      const bytes = await fromStore(path, () => store.get(path, opts));
-      return { key, bytes: await registry(key, bytes), owned };
-    }
-    const bytes = await fromStore(path, () => store.getRange!(path, range, opts));
-    if (!bytes || bytes.length !== range.length) {
-      throw codedError("CHUNK_LENGTH", `chunk ${key} has ${bytes?.length ?? 0} bytes, its shard index says ${range.length}`);
-    }
+    const key = chunkKey(a.layout, coords);
+    const path = pathOf(arr, key);
+    const bytes = await fromStore(path, () => store.get(path, opts));
     return { key, bytes: await registry(key, bytes), owned };
   };
 }
@@ -308,11 +357,9 @@ export function urlOf(root: string | URL, path: string): string {
  */
 export function chunkRemote(arr: zarr.Location<zarr.Readable>, a: ChunkSource, root: string | URL, init: WorkerFetchInit) {
   if (a.compressors.length) return undefined;
-  const locate = chunkLocator(arr, a);
   return async (coords: number[]): Promise<Fetched> => {
-    const at = await locate(coords);
-    if (at.missing) return { key: at.key, bytes: undefined };
-    return { key: at.key, bytes: undefined, remote: { url: urlOf(root, at.path), range: at.range, init } };
+    const key = chunkKey(a.layout, coords);
+    return { key, bytes: undefined, remote: { url: urlOf(root, pathOf(arr, key)), init } };
   };
 }
 
@@ -324,17 +371,22 @@ function lengthError(key: string, message: string): Error {
   return codedError("CHUNK_LENGTH", `chunk ${key}: ${message}`);
 }
 
-/** How many bytes of shard indexes an array keeps between reads (see `ShardIndexes`). */
+/**
+ * How many bytes of shard indexes an array keeps between reads by default (see `ShardIndexes`;
+ * `GetOptions.shardIndexBytes`): 16 MiB, the indexes of 65,536 shards of 16 inner chunks.
+ */
 export const SHARD_INDEX_BYTES = 16 * 1024 * 1024;
 
 /**
- * The shard indexes read for one array, kept between reads up to SHARD_INDEX_BYTES in all
- * (the least recently used leave first), so that a viewer panning over a shard reads its index
- * once, as zarrita does. A read that fails (or is aborted) is not kept.
+ * The shard indexes read for one array, kept between reads up to `limit` bytes in all (the
+ * least recently used leave first; the limit the last read gave; the index read last stays,
+ * whatever its size), so that a viewer panning over a shard reads its index once, as zarrita
+ * does. A read that fails (or is aborted) is not kept.
  */
 class ShardIndexes {
   #entries = new Map<string, { table: Promise<Float64Array | undefined>; bytes: number }>();
   #bytes = 0;
+  limit = SHARD_INDEX_BYTES;
 
   get(path: string): Promise<Float64Array | undefined> | undefined {
     const entry = this.#entries.get(path);
@@ -351,7 +403,7 @@ class ShardIndexes {
     this.#bytes += bytes;
     table.catch(() => this.#drop(path, entry));
     for (const [oldest, e] of this.#entries) {
-      if (this.#bytes <= SHARD_INDEX_BYTES || oldest === path) break;
+      if (this.#bytes <= this.limit || oldest === path) break;
       this.#drop(oldest, e);
     }
   }

@@ -12,3 +12,8 @@ export async function builtin<T>(name: string): Promise<T> {
   if (proc?.getBuiltinModule) return proc.getBuiltinModule(name) as T;
   return (await import(/* @vite-ignore */ /* webpackIgnore: true */ `node:${name}`)) as T;
 }
+
+/** A Node built-in module now, where Node can give one synchronously (20.16 and later); else undefined. */
+export function builtinNow<T>(name: string): T | undefined {
+  return proc?.getBuiltinModule?.(name) as T | undefined;
+}

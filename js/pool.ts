@@ -7,9 +7,13 @@
 // boxes are passed on to it (transferred, not copied, on the main thread), and it hands the
 // whole output over at the end, so the main thread copies no values.
 import { codedError } from "./errors.js";
+import { onAbort } from "./abort.js";
 import { builtin, isNode } from "./node.js";
 import { fillsItsBuffer, typedArrayNamed } from "./place.js";
-import { type EncodeJob, type EncodeRowJob, type Job, type LayShardJob, type ModuleKind, type Reply, type ToWorker } from "./protocol.js";
+import type { Range, Remote } from "./fetch.js";
+import {
+  type EncodeJob, type EncodeRowJob, type Job, type JobMessage, type LayShardJob, type ModuleKind, type Reply, type ToWorker,
+} from "./protocol.js";
 
 export type { Job } from "./protocol.js";
 
@@ -119,40 +123,6 @@ async function defaultSize(): Promise<number> {
 }
 
 /**
- * Abort handlers by signal: one listener on each signal, however many of its read's (or
- * write's) jobs wait, each job's handler kept here until it is taken off (a read of thousands
- * of chunks would otherwise add a listener per chunk).
- */
-class AbortHandlers {
-  private readonly bySignal = new WeakMap<AbortSignal, { handlers: Set<() => void>; listener: () => void }>();
-
-  /** Calls `handler` when `signal` aborts; the function returned takes it off. */
-  add(signal: AbortSignal, handler: () => void): () => void {
-    let entry = this.bySignal.get(signal);
-    if (!entry) {
-      const handlers = new Set<() => void>();
-      const listener = () => {
-        this.bySignal.delete(signal);
-        for (const h of [...handlers]) h();
-      };
-      entry = { handlers, listener };
-      this.bySignal.set(signal, entry);
-      signal.addEventListener("abort", listener, { once: true });
-    }
-    const own = () => handler();
-    const at = entry;
-    at.handlers.add(own);
-    return () => {
-      at.handlers.delete(own);
-      if (at.handlers.size === 0 && this.bySignal.get(signal) === at) {
-        this.bySignal.delete(signal);
-        signal.removeEventListener("abort", at.listener);
-      }
-    };
-  }
-}
-
-/**
  * Workers that decode chunks off the main thread for `get` and `getDecoded`, and encode them
  * for `set` and `writePacked` (`{ pool }` in their options). One pool can serve many reads at once; `terminate()` ends
  * its workers. In Node an idle pool does not keep the process alive.
@@ -167,8 +137,6 @@ export class WorkerPool {
   private reads = 0;
   private ended = false;
   private waiting: Waiting[] = [];
-  /** The jobs' abort handlers, one listener on each read's signal. */
-  private readonly aborts = new AbortHandlers();
   /** Buffers of stored bytes the workers gave back, to copy later chunks into. */
   private spare: ArrayBuffer[] = [];
 
@@ -230,13 +198,61 @@ export class WorkerPool {
       const box = n ? this.takeSpare(n) : undefined;
       const transfer = [stored?.buffer, box].filter((b) => b !== undefined) as ArrayBuffer[];
       slot.port.post({ ...job, op: "decode", stored, job: id, box }, transfer);
-      if (job.remote && signal) stopCancel = this.aborts.add(signal, () => slot.port.post({ op: "cancel", job: id }));
+      if (job.remote && signal) stopCancel = onAbort(signal, () => slot.port.post({ op: "cancel", job: id }));
     };
     try {
       return (await this.queue(post, modules, signal, job.remote ? FETCH_IN_FLIGHT : IN_FLIGHT)) as ArrayBuffer | undefined | null;
     } finally {
       stopCancel?.();
     }
+  }
+
+  /**
+   * Runs the decodes of several chunks whose stored bytes lie in one run (a merged range of a
+   * shard, or a whole shard) on the least busy worker: the run's bytes handed over (`stored`,
+   * the read's own: transferred, or copied where they do not fill their buffer), or fetched
+   * by the worker (`remote`) once; each job decodes its part of them (`parts[i]`, within the
+   * run). Resolves, per job, as `run` does; an abort stops the run's fetch.
+   */
+  runParts(
+    source: { remote: Remote } | { stored: Uint8Array },
+    jobs: Job[],
+    parts: Range[],
+    modules: Partial<Record<ModuleKind, WebAssembly.Module>>,
+    signal?: AbortSignal,
+  ): Promise<ArrayBuffer | undefined | null>[] {
+    const answers = jobs.map(() => {
+      let settle!: Pending;
+      const promise = new Promise<ArrayBuffer | undefined | null>((resolve, reject) => {
+        settle = { resolve: resolve as Pending["resolve"], reject };
+      });
+      return { promise, settle };
+    });
+    let stopCancel: (() => void) | undefined;
+    const post = (slot: Slot, id: number) => {
+      // The first job answers under `id` (the queue's, which until now stood for them all:
+      // a failure before a worker took them fails every one); the others under ids of their own.
+      slot.pending.set(id, answers[0].settle);
+      const ids = [id, ...answers.slice(1).map((a) => this.owe(slot, a.settle))];
+      const boxes: ArrayBuffer[] = [];
+      const messages = jobs.map((job, i): JobMessage => {
+        const n = job.output.to === "shared" ? 0 : job.runLength * job.starts.length * (typedArrayNamed(job.type)?.BYTES_PER_ELEMENT ?? 0);
+        const box = n ? this.takeSpare(n) : undefined;
+        if (box) boxes.push(box);
+        return { ...job, op: "decode", job: ids[i], box, part: parts[i] };
+      });
+      const stored = "stored" in source ? this.handOver({ stored: source.stored, owned: true }) : undefined;
+      const run = stored ? { stored } : { remote: (source as { remote: Remote }).remote };
+      slot.port.post({ op: "decodeRun", job: id, ...run, jobs: messages }, stored ? [...boxes, stored.buffer as ArrayBuffer] : boxes);
+      if (signal && !stored) stopCancel = onAbort(signal, () => slot.port.post({ op: "cancel", job: id }));
+    };
+    const all: Pending = {
+      resolve: answers[0].settle.resolve,
+      reject: (e) => answers.forEach((a) => a.settle.reject(e)),
+    };
+    void this.queueWith(post, modules, all, signal, FETCH_IN_FLIGHT);
+    void Promise.allSettled(answers.map((a) => a.promise)).then(() => stopCancel?.());
+    return answers.map((a) => a.promise);
   }
 
   /**
@@ -291,29 +307,43 @@ export class WorkerPool {
    * IN_FLIGHT jobs at a time and the rest wait here, so that their bytes are copied for a
    * worker just before it needs them: a little at a time, in many short tasks.
    */
-  private async queue(
+  private queue(
     post: Waiting["post"],
     modules: Partial<Record<ModuleKind, WebAssembly.Module>>,
     signal?: AbortSignal,
     limit = IN_FLIGHT,
   ): Promise<ArrayBuffer | ArrayBuffer[] | undefined | null> {
-    const slots = await this.workers();
-    signal?.throwIfAborted();
-    return new Promise((resolve, reject) => {
-      const entry: Waiting = { post, modules, limit, resolve, reject };
-      // An aborted read's jobs that no worker has yet are dropped (one already sent runs to
-      // its end, and its answer is not used).
-      if (signal) {
-        const drop = () => {
-          const at = this.waiting.indexOf(entry);
-          if (at >= 0) this.waiting.splice(at, 1);
-          reject(signal.reason);
-        };
-        entry.off = this.aborts.add(signal, drop);
-      }
-      this.waiting.push(entry);
-      this.dispatch(slots);
-    });
+    return new Promise((resolve, reject) => void this.queueWith(post, modules, { resolve, reject }, signal, limit));
+  }
+
+  /** `queue`, answering to `answer` (which is rejected when no worker can be had). */
+  private async queueWith(
+    post: Waiting["post"],
+    modules: Partial<Record<ModuleKind, WebAssembly.Module>>,
+    answer: Pending,
+    signal?: AbortSignal,
+    limit = IN_FLIGHT,
+  ): Promise<void> {
+    let slots: Slot[];
+    try {
+      slots = await this.workers();
+      signal?.throwIfAborted();
+    } catch (e) {
+      return answer.reject(e as Error);
+    }
+    const entry: Waiting = { post, modules, limit, ...answer };
+    // An aborted read's jobs that no worker has yet are dropped (one already sent runs to
+    // its end, and its answer is not used).
+    if (signal) {
+      const drop = () => {
+        const at = this.waiting.indexOf(entry);
+        if (at >= 0) this.waiting.splice(at, 1);
+        answer.reject(signal.reason);
+      };
+      entry.off = onAbort(signal, drop);
+    }
+    this.waiting.push(entry);
+    this.dispatch(slots);
   }
 
   /**
@@ -435,7 +465,7 @@ export class WorkerPool {
    * buffer a worker gave back when there is one large enough (fresh memory costs about six
    * times as much to write the first time, in Chromium here).
    */
-  private handOver(job: Job): Uint8Array {
+  private handOver(job: Pick<Job, "stored" | "owned">): Uint8Array {
     const src = job.stored!;
     const n = src.byteLength;
     // (Never an empty one: a buffer already detached reads as empty, and a message that

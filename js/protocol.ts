@@ -2,7 +2,7 @@
 // written once for both sides.
 import type { EncodeModule, ModuleName } from "./modules.js";
 import type { ShardLayout } from "./encode.js";
-import type { Remote } from "./fetch.js";
+import type { Range, Remote } from "./fetch.js";
 import type { StageSpec } from "./place.js";
 
 /** The wasm modules a worker may start (the module table's). */
@@ -57,6 +57,22 @@ export interface JobMessage extends Job {
   job: number;
   /** A buffer a worker gave back, for the box's values when they go back (not into an output). */
   box?: ArrayBuffer;
+  /** In a `DecodeRunMessage`: where this job's stored bytes lie within the run. */
+  part?: Range;
+}
+
+/**
+ * Several decodes whose stored bytes lie in one run of one object, given (`stored`) or fetched
+ * by the worker once (`remote`): each job is answered (under its own id) from its part of it.
+ * `job`: the id a "cancel" names to stop the fetch.
+ */
+export interface DecodeRunMessage {
+  op: "decodeRun";
+  job: number;
+  /** The run's bytes, handed over; or where the worker fetches them. */
+  stored?: Uint8Array;
+  remote?: Remote;
+  jobs: JobMessage[];
 }
 
 /**
@@ -149,7 +165,7 @@ export interface CancelMessage {
   job: number;
 }
 
-export type ToWorker = StartMessage | CancelMessage | JobMessage | EncodeMessage | EncodeRowMessage | LayShardMessage | AssemblyMessage;
+export type ToWorker = StartMessage | CancelMessage | JobMessage | DecodeRunMessage | EncodeMessage | EncodeRowMessage | LayShardMessage | AssemblyMessage;
 
 /** An error as it crosses back. */
 export interface ErrorReply {

@@ -5,11 +5,15 @@
 // (js/schedule.ts), and decoded by an executor, on this thread or in a pool's workers, which
 // has the wasm decode each chunk's selected box a tile at a time and copies each tile once into
 // its place in the output (js/place.ts, shared with the workers).
+import { ownSignal } from "./abort.js";
 import * as zarr from "zarrita";
 import { type ArrayAccess, coreAccess, decodedAccess, rangesFor } from "./access.js";
 import { itemised, itemsOf, laneSelection } from "./data-types.js";
-import { codedError, naming, namingChunk } from "./errors.js";
-import { chunkFetcher, chunkRemote, type Fetched, type Remote, type WorkerFetchInit } from "./fetch.js";
+import { codedError, fromStore, naming, namingChunk } from "./errors.js";
+import {
+  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Range, type Remote, SHARD_INDEX_BYTES, shardCoordsOf, urlOf,
+  type WorkerFetchInit,
+} from "./fetch.js";
 import { isNode } from "./node.js";
 import { FLOAT16_MISSING, readByZarrita } from "./open.js";
 import {
@@ -17,6 +21,8 @@ import {
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { Job, Output } from "./protocol.js";
+import { fetchStored, fetchSuffix } from "./remote.js";
+import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "./ranges.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "./strides.js";
@@ -61,11 +67,13 @@ export interface GetOptions {
    */
   onProgress?: (done: number, total: number) => void;
   /**
-   * How many of the read's chunks may be fetched at once (default `DEFAULT_CONCURRENCY`, 64;
-   * `Infinity` for no limit). A chunk decodes as soon as its bytes arrive, while later chunks
-   * are still being fetched; each further fetch starts as one ends (with a pool, as the
-   * worker answers, so that no more stored bytes wait than this many chunks'). Arrays read
-   * by zarr.get (e.g. strings of any length) fetch as zarrita does.
+   * How many of the read's requests may be in flight at once (default `DEFAULT_CONCURRENCY`,
+   * 64; `Infinity` for no limit): a chunk each, or for a sharded array a shard's index, a whole
+   * shard or a merged run of its inner chunks (see `mergeRanges`). A chunk decodes as soon as
+   * its bytes arrive, while later ones are still being fetched; each further request starts as
+   * one ends (with a pool, as the worker answers for its chunks, so that no more stored bytes
+   * wait than this many requests'). Arrays read by zarr.get (e.g. strings of any length) fetch
+   * as zarrita does.
    */
   concurrency?: number;
   /**
@@ -80,11 +88,26 @@ export interface GetOptions {
    * not used; arrays with codecs only zarrita's registry runs are fetched on this thread.
    */
   workerFetch?: boolean | WorkerFetchInit;
+  /**
+   * How a sharded array's inner chunks are fetched: the ranges of one shard that a read needs
+   * go out as merged requests, each spanning gaps of at most `gap` bytes and asking for at most
+   * `size` (default `DEFAULT_MERGE`: 1 MiB and 16 MiB, zarr-python's), and are split back.
+   * `{ gap: 0 }` merges only ranges that touch; `{ size: 0 }` asks for each chunk alone.
+   */
+  mergeRanges?: Partial<MergeLimits>;
+  /**
+   * How many bytes of a sharded array's shard indexes are kept between reads (default
+   * `SHARD_INDEX_BYTES`, 16 MiB; the least recently used go first, and the index read last
+   * stays): a long pan over many shards holds no more.
+   */
+  shardIndexBytes?: number;
 }
 
 /** Checks a read's options before anything is read (INVALID_ARGUMENT): `concurrency`, and `workerFetch` with a pool. */
 export function checkReadOptions(options: GetOptions, arr: Readable): void {
   concurrencyOf(options, DEFAULT_CONCURRENCY);
+  mergeLimitsOf(options.mergeRanges);
+  shardIndexBytesOf(options);
   if (options.pool) workerFetchOf(options, arr.store);
 }
 
@@ -136,6 +159,16 @@ export function workerFetchOf(options: GetOptions, store: unknown): { root: stri
  */
 export const DEFAULT_CONCURRENCY = 64;
 
+/** `options.shardIndexBytes`, checked (INVALID_ARGUMENT), or the default. */
+export function shardIndexBytesOf(options: { shardIndexBytes?: number }): number {
+  const n = options.shardIndexBytes as unknown;
+  if (n === undefined) return SHARD_INDEX_BYTES;
+  if (typeof n !== "number" || !(n >= 0) || (!Number.isInteger(n) && n !== Infinity)) {
+    throw codedError("INVALID_ARGUMENT", `options.shardIndexBytes must be an integer >= 0 or Infinity, got ${typeof n === "number" ? n : typeof n}`);
+  }
+  return n;
+}
+
 /** `options.concurrency`, checked (INVALID_ARGUMENT), or the default (`fallback`). */
 export function concurrencyOf(options: GetOptions, fallback: number): number {
   const n = options.concurrency as unknown;
@@ -173,6 +206,13 @@ interface Executor {
    * chunk is missing (nothing placed).
    */
   place(box: Box, stored: { bytes: Uint8Array; owned: boolean } | { remote: Remote }): Promise<boolean>;
+  /**
+   * The pool's executors: the job decoding a chunk's box from its part of a run a worker has
+   * (see `WorkerPool.runParts`), and what to do with its answer (as `place` resolves).
+   */
+  prepare?(box: Box): { job: Job; done(values: ArrayBuffer | undefined | null): boolean };
+  /** The pool's executors: the pool. */
+  pool?: WorkerPool;
   /** Writes the fill value to a missing chunk's box. */
   fill(box: Box): void | Promise<void>;
   /** The output, once every box is in place. */
@@ -207,11 +247,18 @@ export type Limiter = ReturnType<typeof limiter>;
  * (see js/extension.ts): where the plan's boxes do not cover it (an edge chunk), the rest
  * holds the fill value, and with a pool where no shared output is asked for or can be had
  * (pages that are not cross-origin isolated) the worker's buffer of values comes back to be
- * the output itself.
+ * the output itself; `coalescer`, where a sharded array's ranges are merged.
  */
 export interface ReadHow {
   paced?: Limiter;
   whole?: boolean;
+  /** Where a sharded array's ranges are merged (shared by several reads; by default one of the read's own). */
+  coalescer?: Coalescer;
+  /**
+   * Shards fetched whole for several reads together (see js/extension.ts): the bytes of the
+   * shard holding `box`, if it is one of them (shared: never handed to a worker uncopied).
+   */
+  shards?: (box: Box) => Promise<Uint8Array | undefined> | undefined;
 }
 
 /** Reads the boxes of `plan` (see `readInto`). */
@@ -234,10 +281,19 @@ export async function readPlan<R extends TileReader>(
     : pool
       ? await inPool(pool, a, plan, options, Out, fill, how.whole)
       : onThisThread(a, plan, options, Out, fill, how.whole);
-  const remote = asked ? chunkRemote(arr, a, asked.root, asked.init) : undefined;
-  const fetchChunk: (coords: number[]) => Promise<Fetched> = remote ?? chunkFetcher(arr, a, options);
   const paced = how.paced ?? limiter(concurrencyOf(options, run.concurrency));
   const placed = progress(options, plan.boxes.length);
+  const settle = async (box: Box, { key, bytes, owned, remote }: Fetched) => {
+    if (remote) await namingChunk(key, async () => (await run.place(box, { remote })) || run.fill(box));
+    else if (!bytes) await run.fill(box);
+    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true }));
+    placed();
+  };
+  if (a.index && a.layout.shard) {
+    return readOut(run, plan, signal, readShards(arr, a, plan, options, run, paced, how, asked || undefined, settle, placed));
+  }
+  // A chunk an object: one request each.
+  const fetchChunk = (asked && chunkRemote(arr, a, asked.root, asked.init)) || chunkFetcher(arr, a, options);
   const fetched = async (box: Box): Promise<Fetched> => {
     // An aborted read fetches and decodes nothing more.
     signal?.throwIfAborted();
@@ -245,25 +301,234 @@ export async function readPlan<R extends TileReader>(
     signal?.throwIfAborted();
     return chunk;
   };
-  const settle = async (box: Box, { key, bytes, owned, remote }: Fetched) => {
-    if (remote) await namingChunk(key, async () => (await run.place(box, { remote })) || run.fill(box));
-    else if (!bytes) await run.fill(box);
-    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true }));
-    placed();
-  };
+  const reads = plan.boxes.map(async (box) => {
+    if (run.holdsPlace) return paced(async () => settle(box, await fetched(box)));
+    // The fetch's place goes to the next chunk when its bytes are in, before they decode.
+    return settle(box, await paced(() => fetched(box)));
+  });
+  return readOut(run, plan, signal, reads);
+}
+
+/** The read's result once `reads` (its chunks') are done; an abort lands at once and drops the output. */
+async function readOut(run: Executor, plan: Plan, signal: AbortSignal | undefined, reads: Promise<void>[]) {
   try {
-    await untilAborted(signal, Promise.all(
-      plan.boxes.map(async (box) => {
-        if (run.holdsPlace) return paced(async () => settle(box, await fetched(box)));
-        // The fetch's place goes to the next chunk when its bytes are in, before they decode.
-        return settle(box, await paced(() => fetched(box)));
-      }),
-    ));
+    await untilAborted(signal, Promise.all(reads));
   } catch (e) {
     run.abort();
     throw e;
   }
   return { data: await run.finish(), shape: plan.shape, stride: cOrderStrides(plan.shape) };
+}
+
+/**
+ * Whether zarrita's chunk at `coords` is read by `readChunk`: one thread, the array not
+ * sharded and on a regular grid that is zarrita's own, and the chunk wholly inside the array
+ * (an edge chunk's rest is the fill value: `readPlan` reads those).
+ */
+export function plainChunk<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, coords: number[], options: GetOptions): boolean {
+  if (options.pool || a.index || a.layout.edges || a.chunkShape.length !== coords.length) return false;
+  return a.chunkShape.every((n, i) => n === arr.chunks[i] && Number.isInteger(coords[i]) && coords[i] >= 0 && (coords[i] + 1) * n <= arr.shape[i]);
+}
+
+/**
+ * One whole chunk of an array, on this thread (see `plainChunk`): its one request (through
+ * `paced`), then its values decoded straight into a new output (or the fill value, where it is
+ * missing). What `readPlan` does for it, without its plan, executor and progress: the per-chunk
+ * cost of zarr.get over `withWasmCodecs`, where a viewer's tile is a chunk.
+ */
+export async function readChunk<R extends TileReader>(
+  arr: Readable,
+  a: ArrayAccess<R>,
+  coords: number[],
+  options: GetOptions,
+  Out: TypedArrayCtor,
+  fill: Uint8Array,
+  paced: Limiter,
+): Promise<TypedArray> {
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  const { key, bytes } = await untilAborted(signal, paced(() => chunkFetcher(arr, a, options)(coords)));
+  signal?.throwIfAborted();
+  const size = a.chunkShape.reduce((n, d) => n * d, 1);
+  const out = allocate(size, Out.BYTES_PER_ELEMENT, () => new Out(size));
+  const runs = { out, runLength: size, starts: Float64Array.of(0) };
+  if (!bytes) {
+    fillRuns(fill, runs);
+    return out;
+  }
+  const region = new Uint32Array(a.chunkShape.flatMap((n) => [0, 1, n]));
+  // Unpacked and placed with nothing awaited between: the view is of wasm memory.
+  await namingChunk(key, () => placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), region, Out, runs));
+  return out;
+}
+
+/** An inner chunk a read wants: its range in the shard, and how its read settles it. */
+interface Wanted {
+  range: Range;
+  /** Places the chunk from its stored bytes (the read's executor). */
+  take(bytes: Uint8Array): Promise<void>;
+  /** With a pool: the job decoding the chunk in a worker from a run's bytes there, and what to do with its answer. */
+  prepare?(): { job: Job; done(values: ArrayBuffer | undefined | null): boolean };
+  /** With a pool: settles the chunk once its job answers. */
+  answered?(decoded: Promise<boolean>): Promise<void>;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+/** Ids of stores and signals, for the coalescer's keys (a run serves the reads of one store and one signal). */
+const ids = new WeakMap<object, number>();
+let lastId = 0;
+const idOf = (o: object | undefined) => {
+  if (!o) return 0;
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, (id = ++lastId));
+  return id;
+};
+
+/**
+ * The reads of a sharded array's boxes, a shard at a time: its inner chunks located through
+ * its indexes (read through `paced`, kept between reads), then fetched: the whole shard in one
+ * request where the read wants every chunk of it (`wholeShards`; its index then read from its
+ * bytes), otherwise each chunk's range asked of the coalescer, which merges the ranges of one
+ * shard asked for within one task (this read's, and other reads' through the same coalescer
+ * with the same signal) into runs of one request each, through `paced`. A run is fetched on
+ * this thread or, with `workerFetch`, by one worker, which decodes each of its chunks; with a
+ * pool, a run the store answered in a buffer of its own (zarrita's FetchStore) is handed whole
+ * to one worker, uncopied. A run holds its place in `paced` until its bytes are in (with a
+ * pool: until its chunks are placed).
+ */
+function readShards<R extends TileReader>(
+  arr: Readable,
+  a: ArrayAccess<R>,
+  plan: Plan,
+  options: GetOptions,
+  exec: Executor,
+  paced: Limiter,
+  how: ReadHow,
+  remoteRoot: { root: string | URL; init: WorkerFetchInit } | undefined,
+  settle: (box: Box, fetched: Fetched) => Promise<void>,
+  placed: () => void,
+): Promise<void>[] {
+  const store = arr.store as AnyStore;
+  const signal = options.signal;
+  const coalescer = how.coalescer ?? new Coalescer(mergeLimitsOf(options.mergeRanges));
+  const opts = signal ? { signal: ownSignal(signal) } : undefined;
+  const pool = exec.prepare && !a.compressors.length ? exec.pool : undefined;
+  const inWorkers = pool && remoteRoot;
+  // With the workers fetching, shard indexes are read as they fetch (a suffix in one request,
+  // where zarrita's FetchStore asks for the object's size first).
+  const indexFetch = inWorkers
+    ? (path: zarr.AbsolutePath, range: Range | { suffixLength: number }) => {
+      const remote = { url: urlOf(inWorkers.root, path), init: inWorkers.init };
+      // (A missing shard: 404 for its index, at its end or its start.)
+      return "suffixLength" in range ? fetchSuffix(remote.url, remote.init, range.suffixLength) : fetchStored({ ...remote, range }, undefined, true);
+    }
+    : undefined;
+  const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options), getRange: indexFetch });
+  // Whether a run's bytes may be handed to a worker uncopied (see `answersOwned`).
+  const handOver = pool && answersOwned(store, a);
+  /** A run's chunks placed from its bytes (`own`: this read's alone) or by one worker (fetching `remote`). */
+  const deliver = async (run: Range, items: Wanted[], source: { bytes: Uint8Array; own: boolean } | { remote: Remote }) => {
+    if ("remote" in source || (handOver && source.own)) {
+      const jobs = items.map((item) => item.prepare!());
+      const parts = items.map((item) => ({ offset: item.range.offset - run.offset, length: item.range.length }));
+      const from = "remote" in source ? source : { stored: source.bytes };
+      const answers = pool!.runParts(from, jobs.map((j) => j.job), parts, a.modules, signal);
+      await Promise.all(items.map((item, i) => item.answered!(answers[i].then((v) => jobs[i].done(v))).then(item.resolve, item.reject)));
+      return;
+    }
+    const placing = items.map((item) => item.take(partOf(source.bytes, run, item.range)).then(item.resolve, item.reject));
+    if (exec.holdsPlace) await Promise.all(placing);
+  };
+  const fetchRuns = (path: zarr.AbsolutePath) => (runs: Run<Wanted>[]) => {
+    for (const r of runs) {
+      void paced(async () => {
+        if (inWorkers) return deliver(r.range, r.items, { remote: { url: urlOf(inWorkers.root, path), range: r.range, init: inWorkers.init } });
+        const bytes = checkRun(await fromStore(path, () => store.getRange!(path, r.range, opts), r.range), path, r.range);
+        await deliver(r.range, r.items, { bytes, own: true });
+      }).catch((e) => r.items.forEach((item) => item.reject(e)));
+    }
+  };
+  const keyOf = (path: string) => [idOf(store), idOf(signal), inWorkers ? "worker" : pool ? "pool" : "here", path].join("\u0000");
+  const whole = inWorkers ? undefined : wholeShards(a, plan, coalescer.limits.size);
+  const per = a.index!.perShard;
+  const shards = new Map<string, Box[]>();
+  for (const box of plan.boxes) {
+    const shard = String(shardCoordsOf(per, box.coords));
+    const boxes = shards.get(shard);
+    if (boxes) boxes.push(box);
+    else shards.set(shard, [box]);
+  }
+  return [...shards.values()].map(async (boxes) => {
+    signal?.throwIfAborted();
+    // A shard fetched whole (before its index, which is then read from its bytes).
+    const given = how.shards?.(boxes[0]);
+    const wholeShard = given ?? (whole?.(boxes[0]) ? locate.whole!(boxes[0].coords) : undefined);
+    const located = await Promise.all(boxes.map((box) => locate(box.coords)));
+    signal?.throwIfAborted();
+    const waits: Promise<void>[] = [];
+    const items: Wanted[] = [];
+    let path: zarr.AbsolutePath | undefined;
+    for (const [i, box] of boxes.entries()) {
+      const at = located[i];
+      if (at.missing) {
+        waits.push(settle(box, { key: at.key, bytes: undefined }));
+        continue;
+      }
+      path = at.path;
+      const { key, range } = at;
+      waits.push(new Promise<void>((resolve, reject) => {
+        const item: Wanted = { range, resolve, reject, take: (bytes) => settle(box, { key, bytes, owned: false }) };
+        if (pool) {
+          item.prepare = () => exec.prepare!(box);
+          item.answered = async (decoded) => {
+            await namingChunk(key, async () => (await decoded) || exec.fill(box));
+            placed();
+          };
+        }
+        items.push(item);
+      }));
+    }
+    if (path && wholeShard) {
+      const bytes = await wholeShard;
+      signal?.throwIfAborted();
+      const end = Math.max(...items.map((item) => item.range.offset + item.range.length));
+      if (!bytes || bytes.length < end) {
+        await namingChunk(chunkKey(a.layout, shardCoordsOf(per, boxes[0].coords)), () => {
+          throw codedError("CHUNK_LENGTH", `its shard index says bytes up to ${end}, but the shard has ${bytes?.length ?? 0}`);
+        });
+      }
+      await deliver({ offset: 0, length: bytes!.length }, items, { bytes: bytes!, own: !given });
+    } else if (path) {
+      for (const item of items) coalescer.ask(keyOf(path), item, fetchRuns(path));
+    }
+    await Promise.all(waits);
+  });
+}
+
+/**
+ * Which boxes of a sharded read lie in shards it reads whole (one request for the shard, its
+ * index read from it: one round trip where index then data take two): those whose every inner
+ * chunk inside the array the read needs, where the shard's chunks decode to at most `most`
+ * bytes (an upper bound of what is stored, so that the request stays within the merge size).
+ * Undefined where no box does (nested shards, a rectilinear grid, ...).
+ */
+export function wholeShards<R extends TileReader>(a: ArrayAccess<R>, plan: Pick<Plan, "boxes">, most: number): ((box: Box) => boolean) | undefined {
+  const per = a.index?.perShard;
+  // An inner chunk's decoded size (where a serializer's output has no fixed size: its values').
+  const decoded = a.layout.decoded_bytes ?? a.chunkShape.reduce((n, d) => n * d, typedArrayFor(a.layout.data_type)?.BYTES_PER_ELEMENT ?? 8);
+  if (!per || a.index!.levels.length !== 1 || a.layout.edges) return undefined;
+  const chunks = a.layout.shape.map((n, i) => Math.ceil(n / a.chunkShape[i]));
+  const shardOf = (box: Box) => String(shardCoordsOf(per, box.coords));
+  const wanted = new Map<string, number>();
+  for (const box of plan.boxes) wanted.set(shardOf(box), (wanted.get(shardOf(box)) ?? 0) + 1);
+  const whole = new Set<string>();
+  for (const [shard, n] of wanted) {
+    const at = shard.split(",").map(Number);
+    const inside = per.reduce((m, p, i) => m * Math.min(p, chunks[i] - at[i] * p), 1);
+    if (n === inside && n * decoded <= most) whole.add(shard);
+  }
+  return whole.size ? (box) => whole.has(shardOf(box)) : undefined;
 }
 
 /**
@@ -374,16 +639,26 @@ async function inPool<R extends TileReader>(
   if (whole && out) fillPadding(plan, out, fill);
   const assembly = buffer ? undefined : await pool.assemble(Out.name, plan.size, fill);
   const signal = options.signal;
+  const prepare = (box: Box, source?: { bytes: Uint8Array; owned: boolean } | { remote: Remote }) => {
+    const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
+    const output: Output = buffer ? { to: "shared", buffer, offset: at } : { to: "assembly", read: assembly!.read };
+    return {
+      job: decodeJob(a, box, source, Out, output, runLength, starts),
+      done(values: ArrayBuffer | undefined | null) {
+        if (values === null) return false;
+        if (values) assembly!.place(values, runLength, starts);
+        return true;
+      },
+    };
+  };
   return {
     concurrency: Math.max(DEFAULT_CONCURRENCY, await pool.ahead()),
     holdsPlace: true,
+    pool,
+    prepare: (box) => prepare(box),
     async place(box, source) {
-      const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
-      const output: Output = buffer ? { to: "shared", buffer, offset: at } : { to: "assembly", read: assembly!.read };
-      const values = await pool.run(decodeJob(a, box, source, Out, output, runLength, starts), a.modules, signal);
-      if (values === null) return false;
-      if (values) assembly!.place(values, runLength, starts);
-      return true;
+      const { job, done } = prepare(box, source);
+      return done(await pool.run(job, a.modules, signal));
     },
     fill(box) {
       const { runLength, starts } = runsOf(plan, box, out ?? new Out(0));
@@ -400,11 +675,14 @@ async function inPool<R extends TileReader>(
   };
 }
 
-/** A pool job decoding `box` of a chunk, its stored bytes or where a worker fetches them given, its values going to `output`. */
+/**
+ * A pool job decoding `box` of a chunk, its stored bytes or where a worker fetches them given
+ * (none: a part of a run, see `WorkerPool.runParts`), its values going to `output`.
+ */
 function decodeJob<R extends TileReader>(
   a: ArrayAccess<R>,
   box: Box,
-  source: { bytes: Uint8Array; owned: boolean } | { remote: Remote },
+  source: { bytes: Uint8Array; owned: boolean } | { remote: Remote } | undefined,
   Out: TypedArrayCtor,
   output: Output,
   runLength: number,
@@ -416,7 +694,7 @@ function decodeJob<R extends TileReader>(
     text: a.text,
     chunkShape: a.readerAt(box.coords).chunkShape,
     stages: a.stages.map((s) => s.spec),
-    ...("bytes" in source ? { stored: source.bytes, owned: source.owned } : { remote: source.remote, owned: false }),
+    ...(!source ? { owned: false } : "bytes" in source ? { stored: source.bytes, owned: source.owned } : { remote: source.remote, owned: false }),
     region: regionOf(box),
     type: Out.name,
     output,
@@ -448,17 +726,27 @@ function inPoolBack<R extends TileReader>(
     }
     return out;
   };
+  const prepare = (box: Box, source?: { bytes: Uint8Array; owned: boolean } | { remote: Remote }) => {
+    const { runLength, starts } = runsOf(plan, box, new Out(0));
+    return {
+      job: decodeJob(a, box, source, Out, { to: "back" }, runLength, starts),
+      done(values: ArrayBuffer | undefined | null) {
+        if (values === null) return false;
+        const n = runLength * starts.length;
+        if (n === plan.size) whole = new Out(values!, 0, n);
+        else boxInto(new Out(values!, 0, n), { out: output(), runLength, starts });
+        return true;
+      },
+    };
+  };
   return {
     concurrency: DEFAULT_CONCURRENCY,
     holdsPlace: true,
+    pool,
+    prepare: (box) => prepare(box),
     async place(box, source) {
-      const { runLength, starts } = runsOf(plan, box, new Out(0));
-      const values = await pool.run(decodeJob(a, box, source, Out, { to: "back" }, runLength, starts), a.modules, options.signal);
-      if (values === null) return false;
-      const n = runLength * starts.length;
-      if (n === plan.size) whole = new Out(values!, 0, n);
-      else boxInto(new Out(values!, 0, n), { out: output(), runLength, starts });
-      return true;
+      const { job, done } = prepare(box, source);
+      return done(await pool.run(job, a.modules, options.signal));
     },
     fill(box) {
       const { runLength, starts } = runsOf(plan, box, new Out(0));

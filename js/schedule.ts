@@ -1,6 +1,7 @@
 // When a read's work runs: tasks of the event loop, fetches paced a few at a time, this thread's
 // work cut into slices that leave the event loop its turn, progress, aborts, and the pool a
 // read's options ask for.
+import { onAbort } from "./abort.js";
 import { codedError } from "./errors.js";
 import { defaultPool, WorkerPool } from "./pool.js";
 
@@ -137,10 +138,10 @@ export function untilAborted<T>(signal: AbortSignal | undefined, work: Promise<T
   if (!signal) return work;
   work.catch(() => {});
   return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) return abort();
-    signal.addEventListener("abort", abort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+    if (signal.aborted) return reject(signal.reason);
+    // (One listener on the signal for every read waiting on it: see js/abort.ts.)
+    const off = onAbort(signal, () => reject(signal.reason));
+    work.then(resolve, reject).finally(off);
   });
 }
 

@@ -38,7 +38,9 @@ export interface Box {
 
 /** A box in its chunk as the reader and the encoder take it: (first, step, count) per dimension. */
 export function regionOf(box: Box): Uint32Array {
-  return new Uint32Array(box.pieces.flatMap((p) => [p.first, p.step, p.count]));
+  const region = new Uint32Array(3 * box.pieces.length);
+  for (const [i, p] of box.pieces.entries()) region.set([p.first, p.step, p.count], 3 * i);
+  return region;
 }
 
 export interface Plan {

@@ -4,6 +4,7 @@
 // values where the selection covers only part of it), compressed in the compress module, on
 // this thread or in a pool's workers, and kept in memory; the store sees writes only once
 // every chunk has encoded. Sharded arrays are written a shard at a time.
+import { ownSignal } from "./abort.js";
 import * as zarr from "zarrita";
 import { itemised, laneSelection, valueAsLanes } from "./data-types.js";
 import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
@@ -590,7 +591,7 @@ async function rowInput(
 async function encodeChunks(arr: Writable, a: Access, plan: Plan, value: ChunkValue | TypedArray, options: SetOptions, encoder: Encoder) {
   const encoded = progress(options, plan.boxes.length);
   const staged = new Map<zarr.AbsolutePath, Uint8Array>();
-  const opts = options.signal ? { signal: options.signal } : undefined;
+  const opts = options.signal ? { signal: ownSignal(options.signal) } : undefined;
   const stored = (path: zarr.AbsolutePath) => async () => {
     const bytes = await fromStore(path, () => arr.store.get(path, opts));
     return bytes && a.compressors.length ? decodeBytes(a.compressors, bytes) : bytes;
@@ -651,7 +652,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   const shard = layout.shard!;
   const perShard = layout.chunk_shape.map((s, i) => s / a.chunkShape[i]);
   const inner = perShard.reduce((x, y) => x * y, 1);
-  const opts = options.signal ? { signal: options.signal } : undefined;
+  const opts = options.signal ? { signal: ownSignal(options.signal) } : undefined;
   // The selection's boxes by shard, each at its inner chunk's place (C order) in the shard.
   const shards = new Map<string, { coords: number[]; boxes: Map<number, Box> }>();
   for (const box of plan.boxes) {

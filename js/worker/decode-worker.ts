@@ -21,8 +21,9 @@ import {
   boxInto, boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, isBytesStage, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
 } from "../place.js";
-import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
+import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type DecodeRunMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
 import { type ChainSteps, type ChunkCoder, encodeChunk, layShard } from "../encode.js";
+import { fetchStored } from "../remote.js";
 
 interface Port {
   postMessage(message: Reply, transfer?: Transferable[]): void;
@@ -213,33 +214,6 @@ function shardOf(job: LayShardMessage): Uint8Array {
 /** The fetches of jobs whose bytes this worker fetches (see `GetOptions.workerFetch`), by job: to stop on a "cancel". */
 const fetching = new Map<number, AbortController>();
 
-/**
- * A chunk's stored bytes, fetched as zarrita's FetchStore reads them: 404 is a missing chunk
- * (undefined), 200 or 206 its bytes, anything else STORE_FAILED; a range (within a shard) must
- * come back whole (CHUNK_LENGTH).
- */
-async function fetchStored(remote: NonNullable<JobMessage["remote"]>, signal: AbortSignal): Promise<Uint8Array | undefined> {
-  const { url, range, init } = remote;
-  const headers: Record<string, string> = { ...init.headers };
-  if (range) headers.Range = `bytes=${range.offset}-${range.offset + range.length - 1}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { ...(init as RequestInit), headers, signal });
-  } catch (e) {
-    if (e instanceof Error && e.name === "AbortError") throw e;
-    throw Object.assign(new Error(`the store failed on ${url}: ${e instanceof Error ? e.message : String(e)}`), { code: "STORE_FAILED" });
-  }
-  if (response.status === 404 && !range) return undefined;
-  if (response.status !== 200 && response.status !== 206 && response.status !== 404) {
-    throw Object.assign(new Error(`the store failed on ${url}: Unexpected response status ${response.status} ${response.statusText}`), { code: "STORE_FAILED" });
-  }
-  const bytes = response.status === 404 ? new Uint8Array(0) : new Uint8Array(await response.arrayBuffer());
-  if (range && bytes.length !== range.length) {
-    throw Object.assign(new Error(`the chunk has ${bytes.length} bytes, its shard index says ${range.length}`), { code: "CHUNK_LENGTH" });
-  }
-  return bytes;
-}
-
 /** A decode whose stored bytes this worker fetches first; it answers `missing` for a missing chunk. */
 async function fetchAndDecode(message: JobMessage): Promise<void> {
   const controller = new AbortController();
@@ -256,6 +230,36 @@ async function fetchAndDecode(message: JobMessage): Promise<void> {
   }
   if (!stored) port.postMessage({ op: "answer", job: message.job, missing: true, spare }, spare);
   else decodeAndAnswer(message, stored, []);
+}
+
+/**
+ * Several decodes from one run (see `DecodeRunMessage`): the run given or fetched once, each
+ * job answered from its part; a failed fetch answers every job with its error.
+ */
+async function decodeRun(message: DecodeRunMessage): Promise<void> {
+  let stored = message.stored;
+  let failed: unknown;
+  if (message.remote) {
+    const controller = new AbortController();
+    fetching.set(message.job, controller);
+    try {
+      stored = await fetchStored(message.remote, controller.signal);
+    } catch (e) {
+      failed = e;
+    } finally {
+      fetching.delete(message.job);
+    }
+  }
+  for (const job of message.jobs) {
+    const spare = job.box ? [job.box] : [];
+    if (!stored) {
+      const error = errorOf(failed ?? Object.assign(new Error(`the store answered nothing for ${message.remote?.url}`), { code: "STORE_FAILED" }));
+      port.postMessage({ op: "answer", job: job.job, error, spare }, spare);
+      continue;
+    }
+    const { offset, length } = job.part!;
+    decodeAndAnswer(job, stored.subarray(offset, offset + length), []);
+  }
 }
 
 /**
@@ -318,6 +322,7 @@ function handle(message: ToWorker): void {
     return;
   }
   if (message.op === "cancel") return fetching.get(message.job)?.abort();
+  if (message.op === "decodeRun") return void decodeRun(message);
   if (message.op !== "decode") return assemble(message);
   if (message.remote) return void fetchAndDecode(message);
   // The stored bytes' buffer goes back too, for the main thread to copy the next chunk into.

@@ -15,6 +15,7 @@ import {
   type DataTypeInfo,
   dataTypeOf,
   type DecodedChunk,
+  DEFAULT_MERGE,
   defaultPool,
   ERROR_CODES,
   type ErrorCode,
@@ -51,6 +52,8 @@ import {
   type WasmCodecsOptions,
   withWasmCodecs,
   type WorkerFetchInit,
+  type MergeLimits,
+  SHARD_INDEX_BYTES,
   setAtomic,
   type SetOptions,
   WorkerPool,
@@ -91,6 +94,10 @@ const selection: Selection = [0, null, null];
 const requests: WorkerFetchInit = { headers: { authorization: "Bearer x" }, credentials: "include" };
 const remoteOptions: GetOptions = { pool: true, workerFetch: requests };
 void remoteOptions;
+// A shard's inner chunks fetched in merged requests (limits in bytes), its indexes kept up to a bound.
+const merge: MergeLimits = { gap: DEFAULT_MERGE.gap / 4, size: DEFAULT_MERGE.size };
+const viewerOptions: GetOptions = { mergeRanges: merge, shardIndexBytes: SHARD_INDEX_BYTES / 4 };
+void viewerOptions;
 const chunk: zarr.Chunk<"float32"> = await get(arr, selection, options);
 const plane: Float32Array = chunk.data;
 const one: number = await get(arr, [1, 2, 3]);
@@ -159,7 +166,7 @@ const rgb: DataTypeDefinition<"uint16"> = {
 await registerDataType(rgb);
 
 // An app that calls zarrita itself: the store wrapped, and zarr.get reads on the package's path.
-const wrapOptions: WasmCodecsOptions = { pool: true, concurrency: 16 };
+const wrapOptions: WasmCodecsOptions = { pool: true, concurrency: 16, mergeRanges: { gap: 0 }, shardIndexBytes: 1 << 20 };
 const wrapped = withWasmCodecs(new zarr.FetchStore("https://example.com/data.zarr"), wrapOptions);
 const viaZarrita = await zarr.open(zarr.root(wrapped), { kind: "array" });
 const viewed = await zarr.get(viaZarrita, null);
