@@ -30,8 +30,34 @@ channel.port1.onmessage = () => {
 const longTasks = [];
 new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: "longtask", buffered: true });
 
+/**
+ * The layer's store, counting the chunk requests it makes and those still in flight: the layer
+ * reports the loading of its chunks (`chunks` in its loading state) only where that takes
+ * long enough to be seen, so that the page cannot wait on that report alone (it waited forever
+ * in about one load of eight here).
+ */
+const requests = { made: 0, open: 0 };
+class CountingStore extends zarr.FetchStore {
+  async #counted(key, request) {
+    if (!/\/c(\/|$)/.test(key)) return request();
+    requests.made++;
+    requests.open++;
+    try {
+      return await request();
+    } finally {
+      requests.open--;
+    }
+  }
+  get(key, options) {
+    return this.#counted(key, () => super.get(key, options));
+  }
+  getRange(key, range, options) {
+    return this.#counted(key, () => super.getRange(key, range, options));
+  }
+}
+
 try {
-  let store = new zarr.FetchStore(url);
+  let store = new CountingStore(url);
   if (mode === "wrapped") store = withWasmCodecs(store, { pool: true });
   else registerCodecs();
 
@@ -46,9 +72,9 @@ try {
   });
   await new Promise((resolve) => map.on("load", resolve));
 
-  // Loaded: chunks were being loaded, and no longer are.
+  // Loaded: the layer's metadata and chunks were being loaded, and no longer are.
   let loaded;
-  let chunksSeen = false;
+  let seen = false;
   const done = new Promise((resolve, reject) => (loaded = { resolve, reject }));
   const layer = new ZarrLayer({
     id: "zarr",
@@ -58,8 +84,8 @@ try {
     colormap: ["#000004", "#3b0f70", "#8c2981", "#de4968", "#fe9f6d", "#fcfdbf"],
     onLoadingStateChange: (state) => {
       if (state.error) loaded.reject(state.error);
-      chunksSeen ||= state.chunks;
-      if (chunksSeen && !state.loading) loaded.resolve();
+      seen ||= state.chunks || state.metadata;
+      if (seen && !state.loading) loaded.resolve();
     },
   });
   const started = performance.now();
@@ -67,11 +93,16 @@ try {
   channel.port2.postMessage(null);
   map.addLayer(layer);
   await done;
-  await new Promise((resolve) => (map.loaded() ? resolve() : map.once("idle", resolve)));
-  // Two more frames, so that every chunk uploaded has been drawn.
-  for (let i = 0; i < 2; i++) {
+  const idle = () => new Promise((resolve) => (map.loaded() ? resolve() : map.once("idle", resolve)));
+  // Then until the chunks it asked for are in and drawn: four frames in a row, 50 ms apart,
+  // with none in flight and none asked for.
+  for (let quiet = 0; quiet < 4;) {
+    const before = requests.made;
+    await idle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
     map.triggerRepaint();
     await new Promise((resolve) => map.once("idle", resolve));
+    quiet = requests.made > 0 && requests.open === 0 && requests.made === before ? quiet + 1 : 0;
   }
   probing = false;
   const loadMs = performance.now() - started;

@@ -8,7 +8,7 @@
 // value queries (equal to the package's own `get`), and the longest main-thread task while the
 // layer loads must be shorter with the wrapped store, whose chunks are decoded in workers.
 import assert from "node:assert/strict";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -97,6 +97,10 @@ before(async () => {
     alias: { "zarr-wasm-codecs": join(root, "dist/inline.js") },
     logLevel: "error",
   });
+  // MapLibre 6 starts its workers from maplibre-gl-worker.mjs beside the module that imports it
+  // (here, the bundle): without it a worker fails to load, and the map, when that failure comes
+  // before its load, never loads (a page that timed out in about one load of three here).
+  copyFileSync(join(root, "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs"), join(out, "maplibre-gl-worker.mjs"));
   writeFileSync(join(out, "index.html"), `<!doctype html><meta charset="utf-8"><title>viewer</title>
 <link rel="stylesheet" href="/node_modules/maplibre-gl/dist/maplibre-gl.css">
 <div id="map" style="width: 512px; height: 512px"></div>
