@@ -1,0 +1,194 @@
+// Reads over a slow link: a loopback server that holds every answer one round trip (BENCH_RTT
+// ms, default 40) and sends every body through one shared link of BENCH_MBPS Mbit/s
+// (comma-separated, default "20,200"; a slice at a time, round robin over the answers in
+// flight), over HTTP/1.1 and, for Chromium, HTTP/2 with TLS (a self-signed certificate made with
+// openssl). The stores bench/network_stores.py writes (zarr-python 3.4.2; made on first run with
+// BENCH_PYTHON, default python3): the design card's field (BENCH_N^2, default 2048) as float32 +
+// zstd, packed uint8 (scale_offset + cast_value + zstd), int16 CF + zstd and numcodecs.zfpy,
+// each in 256^2 chunks and sharded (1024^2 shards of 128^2 inner chunks). Each read opens the
+// array afresh (a new FetchStore: nothing cached) and reads the 1024^2 first view (the top-left
+// corner) or the whole field. BENCH_WHERE: node, chromium or both (the default).
+//
+// Contenders (bench/network-bench.js), BENCH_POOL workers (default 2) where pooled:
+// - "get": the package's open and get; "get, pool+workerFetch": get with { pool, workerFetch };
+// - "wrapped": zarr.get over withWasmCodecs(store); "wrapped, pool": with { pool };
+// - "zarrita+coalescing": zarr.get over zarr.withRangeCoalescing(store), after registerCodecs();
+// - "zarrita": zarr.get with zarrita's own codecs (not for zfpy, which it cannot read).
+// Reported per store, view and link: the median time of BENCH_ROUNDS reads (default 3), the
+// requests and bytes the server answered, and the link's limit: the fewest bytes any contender
+// moved / bandwidth + 2 round trips (the metadata, then the data: what the layout forces).
+// BENCH_STORES (comma-separated kinds, e.g. float32,uint8) and BENCH_VIEWS narrow the run.
+// `--json` prints the figures as JSON at the end.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { createSecureServer } from "node:http2";
+import { join, normalize, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { build } from "vite";
+import { runNetworkBench } from "./network-bench.js";
+import { designField } from "./util.mjs";
+
+const N = Number(process.env.BENCH_N ?? 2048);
+const RTT = Number(process.env.BENCH_RTT ?? 40);
+const LINKS = (process.env.BENCH_MBPS ?? "20,200").split(",").map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const POOL = Number(process.env.BENCH_POOL ?? 2);
+const KINDS = (process.env.BENCH_STORES ?? "float32,uint8,int16-cf,zfpy").split(",");
+const VIEWS = (process.env.BENCH_VIEWS ?? "first view,whole").split(",");
+const WHERE = process.env.BENCH_WHERE ?? "both";
+const root = fileURLToPath(new URL("../", import.meta.url));
+const dir = join(root, `target/bench-network-${N}`);
+const STORES = KINDS.flatMap((k) => [k, `${k}-sharded`]);
+
+if (!STORES.every((s) => existsSync(join(dir, `${s}.zarr`)))) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "input.bin"), new Uint8Array(designField(N).buffer));
+  execFileSync(process.env.BENCH_PYTHON ?? "python3", [join(root, "bench/network_stores.py"), dir, String(N)], { stdio: "inherit" });
+}
+
+/**
+ * The server: files under the repository; those under the stores' folder held `RTT` ms and sent
+ * through the shared link (`link.bytesPerMs`), counted in /__stats; the rest (the page) at once.
+ */
+function linkServer({ tls } = {}) {
+  const link = { bytesPerMs: 0 };
+  const stats = { requests: 0, bytes: 0 };
+  const sending = []; // answers in flight: { res, body, at }
+  const SLICE = 16 * 1024;
+  let budget = 0;
+  let last = performance.now();
+  let timer;
+  const pump = () => {
+    timer = undefined;
+    const now = performance.now();
+    // (At most 2 ms of the link's bytes at once: an idle link does not save up.)
+    budget = Math.min(budget + (now - last) * link.bytesPerMs, Math.max(2 * link.bytesPerMs, SLICE));
+    last = now;
+    while (sending.length && budget >= SLICE / 4) {
+      const s = sending.shift();
+      if (s.res.destroyed) continue;
+      const n = Math.min(SLICE, s.body.length - s.at, Math.floor(budget));
+      s.res.write(s.body.subarray(s.at, s.at + n));
+      s.at += n;
+      budget -= n;
+      if (s.at < s.body.length) sending.push(s);
+      else s.res.end();
+    }
+    if (sending.length) timer = setTimeout(pump, 1);
+  };
+  const answer = (req, res, file, slow) => {
+    const bytes = readFileSync(file);
+    const headers = { "cache-control": "no-store", "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
+    if (file.endsWith(".html")) headers["content-type"] = "text/html";
+    if (file.endsWith(".js")) headers["content-type"] = "text/javascript";
+    if (file.endsWith(".wasm")) headers["content-type"] = "application/wasm";
+    const m = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    let [status, body] = [200, bytes];
+    if (m) {
+      const [start, end] = m[1] === "" ? [Math.max(0, bytes.length - Number(m[2])), bytes.length - 1] : [Number(m[1]), Math.min(Number(m[2]), bytes.length - 1)];
+      [status, body] = [206, bytes.subarray(start, end + 1)];
+      headers["content-range"] = `bytes ${start}-${end}/${bytes.length}`;
+    }
+    headers["content-length"] = req.method === "HEAD" ? bytes.length : body.length;
+    res.writeHead(status, headers);
+    if (req.method === "HEAD" || !body.length) return void res.end();
+    if (!slow) return void res.end(body);
+    stats.bytes += body.length;
+    sending.push({ res, body, at: 0 });
+    if (!timer) {
+      last = performance.now();
+      timer = setTimeout(pump, 0);
+    }
+  };
+  const handle = (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    if (path === "/__stats") return void res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(stats));
+    const file = join(root, path);
+    const slow = file.startsWith(dir + sep);
+    if (slow) stats.requests++;
+    const go = () => {
+      if (!file.startsWith(root) || !existsSync(file) || statSync(file).isDirectory()) return void res.writeHead(404).end();
+      answer(req, res, file, slow);
+    };
+    if (slow) setTimeout(go, RTT);
+    else go();
+  };
+  const server = tls ? createSecureServer({ ...tls, allowHTTP1: true }, handle) : createServer(handle);
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, link, origin: `${tls ? "https" : "http"}://127.0.0.1:${server.address().port}` })));
+}
+
+/** A self-signed certificate for 127.0.0.1 (made once, by openssl). */
+function certificate() {
+  const [key, cert] = [join(dir, "tls-key.pem"), join(dir, "tls-cert.pem")];
+  if (!existsSync(cert)) {
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+      "-days", "365", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  }
+  return { key: readFileSync(key), cert: readFileSync(cert) };
+}
+
+const base = (origin) => `${origin}/target/bench-network-${N}`;
+const results = [];
+const report = (where, mbps) => (row) => {
+  const fewest = Math.min(...Object.values(row.contenders).map((c) => c.bytes));
+  const full = { where, mbps, rtt_ms: RTT, ...row, limit_ms: fewest / ((mbps * 1e6) / 8 / 1000) + 2 * RTT };
+  results.push(full);
+  if (!process.argv.includes("--json")) print(full);
+};
+
+if (WHERE !== "chromium") {
+  const site = await linkServer();
+  try {
+    for (const mbps of LINKS) {
+      site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
+      await runNetworkBench({ base: base(site.origin), stats: `${site.origin}/__stats`, stores: STORES, views: VIEWS, rounds: ROUNDS, poolSize: POOL, onRow: report("node, HTTP/1.1", mbps) });
+    }
+  } finally {
+    site.server.close();
+  }
+}
+if (WHERE !== "node") {
+  const outDir = join(root, "target/bench-network-page");
+  await build({
+    root: join(root, "bench/browser"), base: "./", logLevel: "error",
+    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "bench/browser/network.html") } },
+  });
+  for (const [name, tls] of [["chromium, HTTP/1.1", undefined], ["chromium, HTTP/2", certificate()]]) {
+    const site = await linkServer({ tls });
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--ignore-certificate-errors"],
+    });
+    try {
+      for (const mbps of LINKS) {
+        site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
+        const page = await browser.newPage({ ignoreHTTPSErrors: true });
+        page.on("pageerror", (e) => process.stderr.write(`page error: ${e}\n`));
+        await page.exposeFunction("__row", report(name, mbps));
+        const query = new URLSearchParams({ base: base(site.origin), stores: STORES.join(","), views: VIEWS.join(","), rounds: String(ROUNDS), pool: String(POOL) });
+        await page.goto(`${site.origin}/target/bench-network-page/network.html?${query}`);
+        await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 60 * 60 * 1000, polling: 1000 });
+        const error = await page.evaluate(() => window.__error);
+        if (error) throw new Error(error);
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+      site.server.close();
+    }
+  }
+}
+if (process.argv.includes("--json")) console.log(JSON.stringify({ n: N, rtt_ms: RTT, rounds: ROUNDS, pool: POOL, results }, null, 2));
+process.exit(0);
+
+function print(row) {
+  const baseMs = row.contenders["zarrita+coalescing"].median_ms;
+  console.log(`\n${row.where}: ${row.store} ${row.view}, ${row.mbps} Mbit/s, ${RTT} ms a round trip: link limit ${row.limit_ms.toFixed(0)} ms`);
+  for (const [who, c] of Object.entries(row.contenders)) {
+    const ratio = who === "zarrita+coalescing" ? "" : `  ${(baseMs / c.median_ms).toFixed(2)}x zarrita+coalescing`;
+    const note = c.values_differing ? `  (${c.values_differing} values differ from get's)` : "";
+    console.log(`  ${who.padEnd(22)} ${c.median_ms.toFixed(0).padStart(6)} ms  ${(c.median_ms / row.limit_ms).toFixed(2)}x limit  ${String(c.requests).padStart(5)} requests  ${(c.bytes / 1e6).toFixed(2)} MB${ratio}${note}`);
+  }
+}
