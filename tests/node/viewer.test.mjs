@@ -99,7 +99,7 @@ before(async () => {
   });
   // MapLibre 6 starts its workers from maplibre-gl-worker.mjs beside the module that imports it
   // (here, the bundle): without it a worker fails to load, and the map, when that failure comes
-  // before its load, never loads (a page that timed out in about one load of three here).
+  // before its load, never loads (seen once in eight loads here).
   copyFileSync(join(root, "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs"), join(out, "maplibre-gl-worker.mjs"));
   writeFileSync(join(out, "index.html"), `<!doctype html><meta charset="utf-8"><title>viewer</title>
 <link rel="stylesheet" href="/node_modules/maplibre-gl/dist/maplibre-gl.css">
