@@ -113,10 +113,7 @@ export class Coalescer {
   }
 }
 
-/**
- * The part of a run's bytes that is `range` (a view, not a copy). The run's bytes must be as
- * long as the run (else STORE_FAILED naming `path` and the run's range).
- */
+/** The part of a run's bytes (checked by `checkRun`) that is `range`: a view, not a copy. */
 export function partOf(bytes: Uint8Array, run: Range, range: Range): Uint8Array {
   const at = range.offset - run.offset;
   return bytes.subarray(at, at + range.length);

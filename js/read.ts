@@ -500,7 +500,8 @@ function readShards<R extends TileReader>(
       }
       await deliver({ offset: 0, length: bytes!.length }, items, { bytes: bytes!, own: !given });
     } else if (path) {
-      for (const item of items) coalescer.ask(keyOf(path), item, fetchRuns(path));
+      const [key, runs] = [keyOf(path), fetchRuns(path)];
+      for (const item of items) coalescer.ask(key, item, runs);
     }
     await Promise.all(waits);
   });

@@ -6,16 +6,16 @@ import type { Remote, WorkerFetchInit } from "./fetch.js";
 /**
  * A chunk's (or a run's) stored bytes, fetched as zarrita's FetchStore reads them: 404 is a
  * missing chunk (undefined; for a range, only where `missingOk`: a shard's index at its start),
- * 200 or 206 its bytes, anything else STORE_FAILED. A range must
- * come back as asked: a 206 whose Content-Range names other bytes, or that is short, is
- * STORE_FAILED naming the URL and the range; a 200 (the server sent the whole object) gives
- * the range's bytes of it.
+ * 200 or 206 its bytes, anything else STORE_FAILED. A range must come back as asked: a 206
+ * whose Content-Range names other bytes, or that is short, is STORE_FAILED naming the URL and
+ * the range; a 200 (the server sent the whole object) gives the range's bytes of it.
  */
 export async function fetchStored(remote: Remote, signal?: AbortSignal, missingOk = !remote.range): Promise<Uint8Array | undefined> {
   const { url, range, init } = remote;
   const headers: Record<string, string> = { ...init.headers };
-  const asked = range && `bytes ${range.offset}-${range.offset + range.length - 1}`;
-  if (range) headers.Range = `bytes=${range.offset}-${range.offset + range.length - 1}`;
+  const bytesAsked = range && `${range.offset}-${range.offset + range.length - 1}`;
+  const asked = bytesAsked && `bytes ${bytesAsked}`;
+  if (bytesAsked) headers.Range = `bytes=${bytesAsked}`;
   const failed = (why: string) => Object.assign(new Error(`the store failed on ${url}${asked ? ` (${asked})` : ""}: ${why}`), { code: "STORE_FAILED" });
   const answer = await request(url, init, headers, signal, failed, missingOk);
   if (!answer || !range) return answer?.bytes;
@@ -33,7 +33,6 @@ export async function fetchStored(remote: Remote, signal?: AbortSignal, missingO
   if (bytes.length !== range.length) throw failed(`it answered ${bytes.length} bytes of the ${range.length} asked for`);
   return bytes;
 }
-
 
 /**
  * The last `length` bytes of the object at `url` (a shard's index at its end) in one request

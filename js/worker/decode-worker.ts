@@ -214,19 +214,26 @@ function shardOf(job: LayShardMessage): Uint8Array {
 /** The fetches of jobs whose bytes this worker fetches (see `GetOptions.workerFetch`), by job: to stop on a "cancel". */
 const fetching = new Map<number, AbortController>();
 
+/** Fetches `remote` for the job `job`, which a "cancel" naming it stops. */
+async function fetchFor(job: number, remote: NonNullable<JobMessage["remote"]>): Promise<Uint8Array | undefined> {
+  const controller = new AbortController();
+  fetching.set(job, controller);
+  try {
+    return await fetchStored(remote, controller.signal);
+  } finally {
+    fetching.delete(job);
+  }
+}
+
 /** A decode whose stored bytes this worker fetches first; it answers `missing` for a missing chunk. */
 async function fetchAndDecode(message: JobMessage): Promise<void> {
-  const controller = new AbortController();
-  fetching.set(message.job, controller);
   const spare = message.box ? [message.box] : [];
   let stored: Uint8Array | undefined;
   try {
-    stored = await fetchStored(message.remote!, controller.signal);
+    stored = await fetchFor(message.job, message.remote!);
   } catch (e) {
     port.postMessage({ op: "answer", job: message.job, error: errorOf(e), spare }, spare);
     return;
-  } finally {
-    fetching.delete(message.job);
   }
   if (!stored) port.postMessage({ op: "answer", job: message.job, missing: true, spare }, spare);
   else decodeAndAnswer(message, stored, []);
@@ -240,14 +247,10 @@ async function decodeRun(message: DecodeRunMessage): Promise<void> {
   let stored = message.stored;
   let failed: unknown;
   if (message.remote) {
-    const controller = new AbortController();
-    fetching.set(message.job, controller);
     try {
-      stored = await fetchStored(message.remote, controller.signal);
+      stored = await fetchFor(message.job, message.remote);
     } catch (e) {
       failed = e;
-    } finally {
-      fetching.delete(message.job);
     }
   }
   for (const job of message.jobs) {
