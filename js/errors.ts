@@ -36,6 +36,9 @@ export const ERROR_CODES = [
   "NOT_ON_GPU",
   // A store's own failure (a network error, a refused request), with the store's error as cause.
   "STORE_FAILED",
+  // A shard that changed on the server while a read used its index (told by its ETag or
+  // Last-Modified), once more after its index was read again.
+  "STORE_CHANGED",
   // A failure no check foresaw (a bug, or a caller's callback throwing), the original as cause.
   "INTERNAL",
   // zarrita's errors, given a code where they leave this package (see `naming`).

@@ -4,7 +4,9 @@
 import { ownSignal } from "./abort.js";
 import * as zarr from "zarrita";
 import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
+import { baseStore } from "./identity.js";
 import { loadModule } from "./load.js";
+import { changed } from "./remote.js";
 
 /** A store as the read calls it: zarrita's Readable, with `getRange` where it has one. */
 export type AnyStore = zarr.Readable & {
@@ -168,7 +170,15 @@ export interface Fetched {
 }
 
 /** Where an inner chunk's stored bytes are: its store key (for errors), its shard's path and its range there; or that it is missing. */
-export type Located = { key: string; path: zarr.AbsolutePath; range: Range; missing?: false } | { key: string; missing: true };
+export type Located =
+  | { key: string; path: zarr.AbsolutePath; range: Range; missing?: false; validator?: string }
+  | { key: string; missing: true };
+
+/** A level's index entries (offset, length of each chunk, as numbers), and the validator of the shard they were read from (see `validatorOf`). */
+interface Table {
+  entries: Float64Array;
+  validator?: string;
+}
 
 /**
  * For a sharded array, a function giving where each inner chunk's stored bytes are: its range
@@ -182,20 +192,24 @@ export function chunkLocator(
     paced?: <T>(request: () => Promise<T>) => Promise<T>;
     cacheBytes?: number;
     /** Reads a shard index's range, where the store is not asked (see `GetOptions.workerFetch`). */
-    getRange?: (path: zarr.AbsolutePath, range: Range | { suffixLength: number }) => Promise<Uint8Array | undefined>;
+    getRange?: (path: zarr.AbsolutePath, range: Range | { suffixLength: number }) => Promise<{ bytes: Uint8Array; validator?: string } | undefined>;
   } = {},
 ): Locator {
   const { paced = (request) => request(), cacheBytes = SHARD_INDEX_BYTES } = how;
   const store = arr.store as AnyStore;
   const { layout, index } = a;
   if (!index || !layout.shard) throw codedError("INTERNAL", "a chunk locator for an array that is not sharded");
-  const indexes = shardIndexesOf(arr);
-  indexes.limit = cacheBytes;
+  const indexes = shardIndexesOf(arr, index);
+  // With no bytes to keep between reads, the read forgets, as it ends (`done`), every index it
+  // used (kept meanwhile, under the bound other reads gave, so that its chunks share them).
+  const used = cacheBytes === 0 ? new Set<string>() : undefined;
+  if (!used) indexes.limit = cacheBytes;
   // A level's index entries from its stored bytes (`raw`; undefined: a missing shard).
-  const tableOf = (raw: Promise<Uint8Array | undefined>, depth: number, within: Range | undefined, name: string) => {
+  const tableOf = (read: Promise<Uint8Array | { bytes: Uint8Array; validator?: string } | undefined>, depth: number, within: Range | undefined, name: string) => {
     const level = index.levels[depth];
-    return raw.then((raw: Uint8Array | undefined) =>
+    return read.then((answer): Promise<Table | undefined> =>
       namingChunk(`${name} (shard index)`, async () => {
+        const [raw, validator] = answer instanceof Uint8Array || !answer ? [answer, undefined] : [answer.bytes, answer.validator];
         if (!raw && !within) return undefined;
         if (!raw || raw.length !== level.bytes) {
           throw codedError("CHUNK_LENGTH", `the shard index has ${raw?.length ?? 0} bytes, not ${level.bytes}`);
@@ -204,7 +218,7 @@ export function chunkLocator(
         // Read by the reader's module (entries checked, each exact as a number): a
         // getDecoded reads with the packing module alone.
         const chunks = level.per.reduce((x, y) => x * y, 1);
-        return (await loadModule(a.kind ?? "core")).shardIndexEntries(bytes, level.little, chunks);
+        return { entries: (await loadModule(a.kind ?? "core")).shardIndexEntries(bytes, level.little, chunks), validator };
       }),
     );
   };
@@ -219,6 +233,7 @@ export function chunkLocator(
   const entriesOf = (path: zarr.AbsolutePath, depth: number, within: Range | undefined, name: string) => {
     const level = index.levels[depth];
     const id = within ? `${path}\u0000${depth}\u0000${within.offset}` : path;
+    used?.add(path);
     let table = indexes.get(id);
     if (!table) {
       let range: Range | { suffixLength: number };
@@ -231,7 +246,7 @@ export function chunkLocator(
       }
       // Not cancelled with this read: other reads may be waiting for the same index.
       const read = how.getRange ?? ((p: zarr.AbsolutePath, r: Range | { suffixLength: number }) => store.getRange!(p, r));
-      table = tableOf(paced(() => fromStore(path, () => read(path, range))), depth, within, name);
+      table = tableOf(paced(() => fromStore<Uint8Array | { bytes: Uint8Array; validator?: string } | undefined>(path, () => read(path, range))), depth, within, name);
       indexes.set(id, table, level.bytes);
     }
     return table;
@@ -245,8 +260,15 @@ export function chunkLocator(
     let within: Range | undefined;
     const positions: number[] = [];
     const nameOf = () => (positions.length ? `${shardKey} (inner chunk ${positions.join(", ")})` : shardKey);
+    let validator: string | undefined;
     for (const [depth, level] of index.levels.entries()) {
-      const entries = await entriesOf(path, depth, within, nameOf());
+      const table = await entriesOf(path, depth, within, nameOf());
+      const entries = table?.entries;
+      if (depth === 0) validator = table?.validator;
+      else if (changed(validator, table?.validator)) {
+        // An inner index read from a later version of the shard than the outer one.
+        throw codedError("STORE_CHANGED", `${path} changed since its shard index was read (${validator} -> ${table?.validator})`);
+      }
       // Inner chunks along each dimension in each of this level's chunks.
       const below = span.map((s, i) => s / level.per[i]);
       const position = indexPosition(local.map((c, i) => Math.floor(c / below[i])), level.per, level.order);
@@ -261,18 +283,25 @@ export function chunkLocator(
       }
       within = { offset: (within?.offset ?? 0) + offset, length };
     }
-    return { key: nameOf(), path, range: within! };
+    return { key: nameOf(), path, range: within!, validator };
   };
   return Object.assign(locate, {
     whole(coords: number[]) {
       const { shardKey, path } = shardOf(coords);
       const level = index.levels[0];
       if (index.levels.length !== 1 || indexes.get(path)) return undefined;
+      used?.add(path);
       // Not cancelled with this read: other reads may be waiting for the index it holds.
       const bytes = paced(() => fromStore(path, () => store.get(path)));
       const raw = bytes.then((b) => b && (level.atEnd ? b.subarray(Math.max(0, b.length - level.bytes)) : b.subarray(0, level.bytes)));
       indexes.set(path, tableOf(raw, 0, undefined, shardKey), level.bytes);
       return bytes;
+    },
+    done() {
+      if (used) for (const path of used) indexes.forget(path);
+    },
+    forget(path: string) {
+      indexes.forget(path);
     },
   });
 }
@@ -285,6 +314,10 @@ export function chunkLocator(
  */
 export type Locator = ((coords: number[]) => Promise<Located>) & {
   whole?(coords: number[]): Promise<Uint8Array | undefined> | undefined;
+  /** The read is over: with `shardIndexBytes: 0`, the indexes it used are forgotten. */
+  done?(): void;
+  /** Forgets the indexes kept of the shard at `path` (it changed since they were read). */
+  forget?(path: string): void;
 };
 
 /**
@@ -336,6 +369,8 @@ export interface Remote {
   url: string;
   range?: Range;
   init: WorkerFetchInit;
+  /** The validator (ETag or Last-Modified) the object's shard index came with: an answer with another is STORE_CHANGED. */
+  expect?: string;
 }
 
 /**
@@ -384,11 +419,11 @@ export const SHARD_INDEX_BYTES = 16 * 1024 * 1024;
  * does. A read that fails (or is aborted) is not kept.
  */
 class ShardIndexes {
-  #entries = new Map<string, { table: Promise<Float64Array | undefined>; bytes: number }>();
+  #entries = new Map<string, { table: Promise<Table | undefined>; bytes: number }>();
   #bytes = 0;
   limit = SHARD_INDEX_BYTES;
 
-  get(path: string): Promise<Float64Array | undefined> | undefined {
+  get(path: string): Promise<Table | undefined> | undefined {
     const entry = this.#entries.get(path);
     if (!entry) return undefined;
     // The most recently used last.
@@ -397,7 +432,7 @@ class ShardIndexes {
     return entry.table;
   }
 
-  set(path: string, table: Promise<Float64Array | undefined>, bytes: number): void {
+  set(path: string, table: Promise<Table | undefined>, bytes: number): void {
     const entry = { table, bytes };
     this.#entries.set(path, entry);
     this.#bytes += bytes;
@@ -422,16 +457,37 @@ class ShardIndexes {
   }
 }
 
-const shardIndexes = new WeakMap<object, ShardIndexes>();
+/**
+ * The shard indexes kept, by store (the one under any zarrita extensions: js/identity.ts),
+ * then by array path and the shape of its indexes (an array written anew at the same path
+ * with other shards is another array), so that every array object of one store and path
+ * shares them, and a write through any of them drops them.
+ */
+const shardIndexes = new WeakMap<object, Map<string, Map<string, ShardIndexes>>>();
 
-function shardIndexesOf(arr: object): ShardIndexes {
-  let found = shardIndexes.get(arr);
-  if (!found) shardIndexes.set(arr, (found = new ShardIndexes()));
+function shardIndexesOf(arr: zarr.Location<zarr.Readable>, index: ShardIndex): ShardIndexes {
+  const store = baseStore(arr.store);
+  let paths = shardIndexes.get(store);
+  if (!paths) shardIndexes.set(store, (paths = new Map()));
+  let shapes = paths.get(arr.path);
+  if (!shapes) paths.set(arr.path, (shapes = new Map()));
+  const shape = JSON.stringify([index.perShard, index.levels.map((l) => [l.per, l.order, l.little, l.atEnd, l.bytes])]);
+  let found = shapes.get(shape);
+  if (!found) shapes.set(shape, (found = new ShardIndexes()));
   return found;
 }
 
-/** Forgets the indexes kept of shards that were just written (`paths`, store keys). */
-export function forgetShardIndexes(arr: object, paths: Iterable<string>): void {
-  const indexes = shardIndexes.get(arr);
-  if (indexes) for (const path of paths) indexes.forget(path);
+/**
+ * Forgets the indexes kept of shards of the array at `arr`'s store and path that were just
+ * written (`paths`, store keys; all of them where none are given: the array was written anew).
+ */
+export function forgetShardIndexes(arr: zarr.Location<unknown>, paths?: Iterable<string>): void {
+  const shapes = shardIndexes.get(baseStore(arr.store as object))?.get(arr.path);
+  if (!shapes) return;
+  if (!paths) {
+    shapes.clear();
+    return;
+  }
+  const written = [...paths];
+  for (const indexes of shapes.values()) for (const path of written) indexes.forget(path);
 }

@@ -164,8 +164,8 @@ async function writePackedAt<Store extends zarr.Mutable>(
   await set(twin, null, { data, shape, stride: cOrderStrides(shape) }, { onProgress, signal, pool });
   const metadata = location.resolve("zarr.json").path;
   const chunks = new Map([...staged].filter(([key]) => key !== metadata));
-  await commit(location.store, chunks, signal);
-  await commit(location.store, new Map([[metadata, staged.get(metadata)!]]));
+  await commit(location, chunks, signal, true);
+  await commit(location, new Map([[metadata, staged.get(metadata)!]]), undefined, true);
   const array = (await open(location as never)) as unknown as zarr.Array<zarr.DataType, Store>;
   return { array, plan };
 }

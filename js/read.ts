@@ -9,7 +9,7 @@ import { ownSignal } from "./abort.js";
 import * as zarr from "zarrita";
 import { type ArrayAccess, coreAccess, decodedAccess, rangesFor } from "./access.js";
 import { itemised, itemsOf, laneSelection } from "./data-types.js";
-import { codedError, fromStore, naming, namingChunk } from "./errors.js";
+import { codedError, errorCode, fromStore, naming, namingChunk } from "./errors.js";
 import {
   answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Range, type Remote, SHARD_INDEX_BYTES, shardCoordsOf, urlOf,
   type WorkerFetchInit,
@@ -21,7 +21,7 @@ import {
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { Job, Output } from "./protocol.js";
-import { fetchStored, fetchSuffix } from "./remote.js";
+import { fetchSuffix, fetchValidated } from "./remote.js";
 import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "./ranges.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
@@ -421,7 +421,7 @@ function readShards<R extends TileReader>(
     ? (path: zarr.AbsolutePath, range: Range | { suffixLength: number }) => {
       const remote = { url: urlOf(inWorkers.root, path), init: inWorkers.init };
       // (A missing shard: 404 for its index, at its end or its start.)
-      return "suffixLength" in range ? fetchSuffix(remote.url, remote.init, range.suffixLength) : fetchStored({ ...remote, range }, undefined, true);
+      return "suffixLength" in range ? fetchSuffix(remote.url, remote.init, range.suffixLength) : fetchValidated({ ...remote, range }, undefined, true);
     }
     : undefined;
   const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options), getRange: indexFetch });
@@ -440,16 +440,20 @@ function readShards<R extends TileReader>(
     const placing = items.map((item) => item.take(partOf(source.bytes, run, item.range)).then(item.resolve, item.reject));
     if (exec.holdsPlace) await Promise.all(placing);
   };
-  const fetchRuns = (path: zarr.AbsolutePath) => (runs: Run<Wanted>[]) => {
+  const fetchRuns = (path: zarr.AbsolutePath, expect: string | undefined) => (runs: Run<Wanted>[]) => {
     for (const r of runs) {
       void paced(async () => {
-        if (inWorkers) return deliver(r.range, r.items, { remote: { url: urlOf(inWorkers.root, path), range: r.range, init: inWorkers.init } });
+        if (inWorkers) {
+          const remote: Remote = { url: urlOf(inWorkers.root, path), range: r.range, init: inWorkers.init, ...(expect ? { expect } : {}) };
+          return deliver(r.range, r.items, { remote });
+        }
         const bytes = checkRun(await fromStore(path, () => store.getRange!(path, r.range, opts), r.range), path, r.range);
         await deliver(r.range, r.items, { bytes, own: true });
       }).catch((e) => r.items.forEach((item) => item.reject(e)));
     }
   };
-  const keyOf = (path: string) => [idOf(store), idOf(signal), inWorkers ? "worker" : pool ? "pool" : "here", path].join("\u0000");
+  // (Ranges located through two versions of a shard's index are not merged.)
+  const keyOf = (path: string, validator = "") => [idOf(store), idOf(signal), inWorkers ? "worker" : pool ? "pool" : "here", path, validator].join("\u0000");
   const whole = inWorkers ? undefined : wholeShards(a, plan, coalescer.limits.size);
   const per = a.index!.perShard;
   const shards = new Map<string, Box[]>();
@@ -459,7 +463,10 @@ function readShards<R extends TileReader>(
     if (boxes) boxes.push(box);
     else shards.set(shard, [box]);
   }
-  return [...shards.values()].map(async (boxes) => {
+  // A shard's boxes: located, then each missing one filled and the others fetched (whole, or
+  // by merged ranges); `last`: where a worker finds that the shard changed since its index was
+  // read (its validator), its boxes are read again, once, through its index read anew.
+  const readShard = async (boxes: Box[], last: boolean): Promise<void> => {
     signal?.throwIfAborted();
     // A shard fetched whole (before its index, which is then read from its bytes).
     const given = how.shards?.(boxes[0]);
@@ -468,7 +475,9 @@ function readShards<R extends TileReader>(
     signal?.throwIfAborted();
     const waits: Promise<void>[] = [];
     const items: Wanted[] = [];
+    const changed: Box[] = [];
     let path: zarr.AbsolutePath | undefined;
+    let validator: string | undefined;
     for (const [i, box] of boxes.entries()) {
       const at = located[i];
       if (at.missing) {
@@ -476,13 +485,20 @@ function readShards<R extends TileReader>(
         continue;
       }
       path = at.path;
+      validator = at.validator;
       const { key, range } = at;
       waits.push(new Promise<void>((resolve, reject) => {
         const item: Wanted = { range, resolve, reject, take: (bytes) => settle(box, { key, bytes, owned: false }) };
         if (pool) {
           item.prepare = () => exec.prepare!(box);
           item.answered = async (decoded) => {
-            await namingChunk(key, async () => (await decoded) || exec.fill(box));
+            try {
+              await namingChunk(key, async () => (await decoded) || exec.fill(box));
+            } catch (e) {
+              if (last || errorCode(e) !== "STORE_CHANGED") throw e;
+              changed.push(box);
+              return;
+            }
             placed();
           };
         }
@@ -500,11 +516,18 @@ function readShards<R extends TileReader>(
       }
       await deliver({ offset: 0, length: bytes!.length }, items, { bytes: bytes!, own: !given });
     } else if (path) {
-      const [key, runs] = [keyOf(path), fetchRuns(path)];
+      const [key, runs] = [keyOf(path, validator), fetchRuns(path, validator)];
       for (const item of items) coalescer.ask(key, item, runs);
     }
     await Promise.all(waits);
-  });
+    if (changed.length) {
+      locate.forget!(path!);
+      await readShard(changed, true);
+    }
+  };
+  const reads = [...shards.values()].map((boxes) => readShard(boxes, false));
+  if (locate.done) void Promise.allSettled(reads).then(() => locate.done!());
+  return reads;
 }
 
 /**

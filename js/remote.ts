@@ -11,6 +11,15 @@ import type { Remote, WorkerFetchInit } from "./fetch.js";
  * the range; a 200 (the server sent the whole object) gives the range's bytes of it.
  */
 export async function fetchStored(remote: Remote, signal?: AbortSignal, missingOk = !remote.range): Promise<Uint8Array | undefined> {
+  return (await fetchValidated(remote, signal, missingOk))?.bytes;
+}
+
+/**
+ * `fetchStored`, with the object's validator (see `validatorOf`). Where `remote.expect` gives
+ * the one its shard's index came with and the response's differs, the object changed since:
+ * STORE_CHANGED (the caller reads the index again).
+ */
+export async function fetchValidated(remote: Remote, signal?: AbortSignal, missingOk = !remote.range): Promise<Validated | undefined> {
   const { url, range, init } = remote;
   const headers: Record<string, string> = { ...init.headers };
   const bytesAsked = range && `${range.offset}-${range.offset + range.length - 1}`;
@@ -18,12 +27,17 @@ export async function fetchStored(remote: Remote, signal?: AbortSignal, missingO
   if (bytesAsked) headers.Range = `bytes=${bytesAsked}`;
   const failed = (why: string) => Object.assign(new Error(`the store failed on ${url}${asked ? ` (${asked})` : ""}: ${why}`), { code: "STORE_FAILED" });
   const answer = await request(url, init, headers, signal, failed, missingOk);
-  if (!answer || !range) return answer?.bytes;
+  if (!answer) return undefined;
+  const validator = validatorOf(answer.response);
+  if (changed(remote.expect, validator)) {
+    throw Object.assign(new Error(`${url} changed since its shard index was read (${remote.expect} -> ${validator})`), { code: "STORE_CHANGED" });
+  }
+  if (!range) return { bytes: answer.bytes, validator };
   const { response, bytes } = answer;
   if (response.status === 200) {
     // The whole object: the range's bytes of it, if it has them.
     if (bytes.length < range.offset + range.length) throw failed(`it answered 200 with ${bytes.length} bytes, which do not hold the range`);
-    return bytes.subarray(range.offset, range.offset + range.length);
+    return { bytes: bytes.subarray(range.offset, range.offset + range.length), validator };
   }
   const said = response.headers.get("content-range");
   const m = said === null ? null : /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(said.trim());
@@ -31,7 +45,30 @@ export async function fetchStored(remote: Remote, signal?: AbortSignal, missingO
     throw failed(`it answered ${said}`);
   }
   if (bytes.length !== range.length) throw failed(`it answered ${bytes.length} bytes of the ${range.length} asked for`);
-  return bytes;
+  return { bytes, validator };
+}
+
+/** An object's bytes and its validator. */
+export interface Validated {
+  bytes: Uint8Array;
+  validator?: string;
+}
+
+/**
+ * What tells one version of an object from another, as the server gives it: its ETag, or else
+ * its Last-Modified date (undefined where it gives neither).
+ */
+export function validatorOf(response: Response): string | undefined {
+  const etag = response.headers.get("etag");
+  if (etag) return `ETag ${etag}`;
+  const modified = response.headers.get("last-modified");
+  return modified ? `Last-Modified ${modified}` : undefined;
+}
+
+/** Whether two validators of one object (see `validatorOf`) say it changed: both known, of one kind, and different. */
+export function changed(before: string | undefined, now: string | undefined): boolean {
+  if (!before || !now || before === now) return false;
+  return before.split(" ", 1)[0] === now.split(" ", 1)[0];
 }
 
 /**
@@ -41,19 +78,20 @@ export async function fetchStored(remote: Remote, signal?: AbortSignal, missingO
  * the object (STORE_FAILED otherwise). Fewer bytes than asked (a shorter object) are returned
  * as they came, for the caller's length check.
  */
-export async function fetchSuffix(url: string, init: WorkerFetchInit, length: number, signal?: AbortSignal): Promise<Uint8Array | undefined> {
+export async function fetchSuffix(url: string, init: WorkerFetchInit, length: number, signal?: AbortSignal): Promise<Validated | undefined> {
   const headers: Record<string, string> = { ...init.headers, Range: `bytes=-${length}` };
   const failed = (why: string) => Object.assign(new Error(`the store failed on ${url} (its last ${length} bytes): ${why}`), { code: "STORE_FAILED" });
   const answer = await request(url, init, headers, signal, failed, true);
   if (!answer) return undefined;
   const { response, bytes } = answer;
-  if (response.status === 200) return bytes.subarray(Math.max(0, bytes.length - length));
+  const validator = validatorOf(response);
+  if (response.status === 200) return { bytes: bytes.subarray(Math.max(0, bytes.length - length)), validator };
   const said = response.headers.get("content-range");
   const m = said === null ? null : /^bytes (\d+)-(\d+)\/(\d+)$/.exec(said.trim());
   if (said !== null && (!m || Number(m[2]) !== Number(m[3]) - 1 || Number(m[2]) - Number(m[1]) + 1 !== bytes.length)) {
     throw failed(`it answered ${said}`);
   }
-  return bytes;
+  return { bytes, validator };
 }
 
 /** One request: its response and body; undefined for 404 where `missingOk`; STORE_FAILED (by `failed`) for any other status or a failure. */

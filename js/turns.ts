@@ -6,8 +6,9 @@
 // could take an inner chunk's range in the new shard from the old index. So: a write waits for
 // the writes and reads called before it; a read waits for the writes called before it (reads
 // go on side by side). The turn is taken at the call, so a later call never goes first, and a
-// failed call does not stop the next. Two processes, or two store objects over the same files,
-// are not ordered.
+// failed call does not stop the next. The store is the one under any zarrita extensions (see
+// js/identity.ts). Two processes, or two store objects over the same files, are not ordered.
+import { baseStore } from "./identity.js";
 
 interface Turns {
   /** The end of the last write called. */
@@ -18,7 +19,8 @@ interface Turns {
 
 const byStore = new WeakMap<object, Map<string, Turns>>();
 
-function turnsOf(store: object, path: string): Turns {
+function turnsOf(given: object, path: string): Turns {
+  const store = baseStore(given);
   let paths = byStore.get(store);
   if (!paths) byStore.set(store, (paths = new Map()));
   let turns = paths.get(path);

@@ -183,17 +183,23 @@ async function stagedZarrSet(arr: Writable, selection: Selection, value: unknown
   options.signal?.throwIfAborted();
   await zarr.set(twin as Writable, selection, value as never);
   options.onProgress?.(chunks, chunks);
-  await commit(arr.store, staged, options.signal);
+  await commit(arr, staged, options.signal);
 }
 
 /**
- * Writes the staged chunks to the store, unless `signal` has fired: the last moment a write
- * can be cancelled, for the store then sees every chunk (a store that fails part way, e.g. a
- * lost connection, keeps what it took before; the error, STORE_FAILED, names the key).
+ * Writes the staged chunks to the store of the array at `at`, unless `signal` has fired: the
+ * last moment a write can be cancelled, for the store then sees every chunk (a store that fails
+ * part way, e.g. a lost connection, keeps what it took before; the error, STORE_FAILED, names
+ * the key). The shard indexes kept of what it wrote are dropped, whatever array object of this
+ * store and path kept them (`anew`: the array was written anew, all of them).
  */
-export async function commit(store: zarr.Mutable, staged: Map<zarr.AbsolutePath, Uint8Array>, signal?: AbortSignal) {
+export async function commit(at: zarr.Location<zarr.Mutable>, staged: Map<zarr.AbsolutePath, Uint8Array>, signal?: AbortSignal, anew = false) {
   signal?.throwIfAborted();
-  for (const [key, bytes] of staged) await fromStore(key, () => store.set(key, bytes));
+  try {
+    for (const [key, bytes] of staged) await fromStore(key, () => at.store.set(key, bytes));
+  } finally {
+    forgetShardIndexes(at, anew ? undefined : staged.keys());
+  }
 }
 
 /**
@@ -227,7 +233,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     if (typeof a === "string") {
       // Strings and bytes of any length, on their own path (js/vlen.ts).
       const v = await vlenAccess(arr as never);
-      if (v) return commit(arr.store, await vlenWrite(arr, v, selection, value, options), options.signal);
+      if (v) return commit(arr, await vlenWrite(arr, v, selection, value, options), options.signal);
     }
     if (typeof a === "string" || !a.layout.writes_here) {
       const plan = planSelection(selection, arr.shape, arr.chunks);
@@ -251,8 +257,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
     const staged = a.layout.shard
       ? await encodeShards(arr, a, plan, checked, options, encoder)
       : await encodeChunks(arr, a, plan, checked, options, encoder);
-    await commit(arr.store, staged, options.signal);
-    if (a.layout.shard) forgetShardIndexes(arr, staged.keys());
+    await commit(arr, staged, options.signal);
   }, signal);
   // In turn with the array's other reads and writes (js/turns.ts). An abort while the write
   // waits rejects at once (and its turn then writes nothing).
