@@ -192,7 +192,7 @@ export function codedStore<S extends object>(store: S): S {
 }
 
 /** `error` with those of `fields` that are given and that it does not have already. */
-function withFields(error: CodecError, fields: { path?: string; key?: string; codec?: string }): CodecError {
+export function withFields(error: CodecError, fields: { path?: string; key?: string; codec?: string }): CodecError {
   for (const name of ["path", "key", "codec"] as const) {
     const value = fields[name];
     if (value !== undefined && error[name] === undefined) error[name] = value;

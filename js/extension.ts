@@ -3,7 +3,7 @@
 // on this package's path (exact metadata, its codecs, shard indexes kept, the pool).
 import * as zarr from "zarrita";
 import { itemised } from "./data-types.js";
-import { codedError, naming } from "./errors.js";
+import { codedError, fromStore, naming, withFields } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
 import { codecNames, requireRegistered } from "./open.js";
 import { chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
@@ -11,9 +11,10 @@ import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import { type ArrayAccess, coreAccess, rangesFor } from "./access.js";
 import {
-  concurrencyOf, DEFAULT_CONCURRENCY, inReadTurn, type Limiter, plainChunk, readChunk, readPlan, shardIndexBytesOf, wholeShards,
+  concurrencyOf, DEFAULT_CONCURRENCY, getNow, inReadTurn, type Limiter, plainChunk, readChunk, readPlan, shardIndexBytesOf, wholeShards,
   workerFetchOf,
 } from "./read.js";
+import { vlenAccess } from "./vlen.js";
 import { limiter, poolOf } from "./schedule.js";
 import { Coalescer, type MergeLimits, mergeLimitsOf } from "./ranges.js";
 import { type Box, planSelection, type Plan } from "./select.js";
@@ -80,12 +81,20 @@ function chunkPlan(arr: Readable, a: ArrayAccess<TileReader>, coords: number[]):
 function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer) {
   return zarr.defineArrayExtension(async (arr) => {
     const a = await naming(arr.path, () => chunkAccess(arr));
+    const set = codedEncode(arr);
     if (typeof a === "string") {
+      const names = codecNames((await metadataText(arr))?.text);
+      if (!names.every((name) => zarr.registry.get(name)) && (await packageReads(arr))) {
+        // Codecs zarrita lacks (numcodecs' vlen-bytes, categorize, ...) of an array the
+        // package reads (strings and bytes of any length, fixed-length strings): each chunk
+        // read on the package's path and handed back in zarrita's own item form.
+        return { ...set, getChunk: (coords: number[], request?: { signal?: AbortSignal }) => naming(arr.path, () => chunkItems(arr, coords, request?.signal)) };
+      }
       // zarrita's own getChunk, after the check that its registry has every codec: zarrita
       // loads them all at once and, past the first it lacks, leaves the others' failures
       // unhandled.
-      const names = codecNames((await metadataText(arr))?.text);
       return {
+        ...set,
         getChunk(...args: Parameters<typeof arr.getChunk>) {
           return naming(arr.path, async () => {
             requireRegistered(names);
@@ -98,6 +107,7 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coale
     const fill = Uint8Array.from(a.layout.fill_bytes);
     const together = shardsTogether(arr, a, options, paced, coalescer);
     return {
+      ...set,
       getChunk(coords: number[], request?: { signal?: AbortSignal }, opts?: { useSharedArrayBuffer?: boolean }) {
         const signal = request?.signal;
         const read = { ...options, signal, useSharedArrayBuffer: opts?.useSharedArrayBuffer };
@@ -120,6 +130,100 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coale
       },
     };
   });
+}
+
+/** Whether the package's own `get` reads `arr` (strings and bytes of any length, or items of its lanes). */
+async function packageReads(arr: Readable): Promise<boolean> {
+  if (await vlenAccess(arr)) return true;
+  const a = await coreAccess(arr);
+  return typeof a !== "string" && rangesFor(arr, a) !== false;
+}
+
+/**
+ * zarrita's chunk at `coords` of an array whose codecs zarrita lacks, read by the package's own
+ * `get` (in its turn with writes) as zarrita gives a chunk: its items in zarrita's form (an
+ * Array of strings or Uint8Arrays, or zarrita's item classes), of the whole chunk's shape (an
+ * edge chunk's rest is the fill value), C order.
+ */
+async function chunkItems(arr: Readable, coords: number[], signal: AbortSignal | undefined) {
+  const chunks = arr.chunks;
+  if (!Array.isArray(coords) || coords.length !== chunks.length || !coords.every((c) => Number.isInteger(c) && c >= 0)) {
+    throw codedError("INVALID_SELECTION", `chunk coordinates must be ${chunks.length} integers >= 0, got ${JSON.stringify(coords)}`);
+  }
+  const inside = chunks.map((n, i) => Math.max(0, Math.min(n, arr.shape[i] - coords[i] * n)));
+  const selection = chunks.map((n, i) => zarr.slice(coords[i] * n, coords[i] * n + inside[i]));
+  const read = (await inReadTurn(arr, { signal }, () => getNow(arr, selection, { signal }))) as { data: Items };
+  const stride = cOrderStrides(chunks);
+  const shape = chunks.slice();
+  if (inside.every((n, i) => n === chunks[i])) return { data: read.data, shape, stride } as unknown as zarr.Chunk<zarr.DataType>;
+  // An edge chunk: its part inside the array placed in a chunk of the fill value.
+  const size = chunks.reduce((m, n) => m * n, 1);
+  const given = read.data;
+  const out: Items = Array.isArray(given) ? new Array(size).fill(arr.fillValue ?? "") : "chars" in given ? new (given.constructor as new (c: number, n: number) => Items)((given as { chars: number }).chars, size) : new (given.constructor as new (n: number) => Items)(size);
+  if (!Array.isArray(out) && arr.fillValue !== null) for (let i = 0; i < size; i++) out.set(i, arr.fillValue);
+  // (zarrita's item classes copied as their bytes: their `set` of a string loses characters
+  // beyond the Basic Multilingual Plane.)
+  const bytesOf = (x: Items) => (Array.isArray(x) ? undefined : new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
+  const [from, to] = [bytesOf(given), bytesOf(out)];
+  const width = Array.isArray(given) ? 0 : given.BYTES_PER_ELEMENT;
+  const within = cOrderStrides(inside);
+  const count = inside.reduce((m, n) => m * n, 1);
+  for (let e = 0; e < count; e++) {
+    let at = 0;
+    for (let d = 0; d < inside.length; d++) at += (Math.floor(e / within[d]) % inside[d]) * stride[d];
+    if (Array.isArray(out)) out[at] = (given as unknown[])[e];
+    else to!.set(from!.subarray(e * width, (e + 1) * width), at * width);
+  }
+  return { data: out, shape, stride } as unknown as zarr.Chunk<zarr.DataType>;
+}
+
+/** A chunk's items as zarrita gives them: an Array, or one of its item classes (get, set). */
+type Items = unknown[] | {
+  get(i: number): unknown;
+  set(i: number, v: unknown): void;
+  length: number;
+  buffer: ArrayBufferLike;
+  byteOffset: number;
+  byteLength: number;
+  BYTES_PER_ELEMENT: number;
+};
+
+/**
+ * The array's zarrita context with its codec's `encode` failures coded: zarr.set over the
+ * wrapped store encodes through zarrita's registry, which without `registerCodecs()` cannot
+ * encode this package's codecs (zarrita's own scale_offset and cast_value only decode). Such a
+ * failure is UNSUPPORTED, naming `set` and `registerCodecs()`. (The context is zarrita's own
+ * record of an array, found by its symbol's description; none found, nothing is changed.)
+ */
+function codedEncode(arr: Readable): Record<symbol, unknown> {
+  const marker = Object.getOwnPropertySymbols(arr).find((s) => s.description === "zarrita.context");
+  const context = marker && (arr as unknown as Record<symbol, { codec?: { encode?: (chunk: unknown) => Promise<Uint8Array> } }>)[marker];
+  const codec = context?.codec;
+  if (!marker || !codec || typeof codec.encode !== "function") return {};
+  const encode = codec.encode;
+  const coded = Object.create(codec, {
+    encode: {
+      value: async (chunk: unknown) => {
+        try {
+          return await encode.call(codec, chunk);
+        } catch (e) {
+          const said = e instanceof Error ? e.message : String(e);
+          const name = /via codec "?([^"\s]+)/.exec(said)?.[1];
+          throw withFields(
+            codedError(
+              "UNSUPPORTED",
+              `array "${arr.path}": zarr.set cannot encode this array's chunks through zarrita's registry (${said}): ` +
+                "write it with this package's set(arr, selection, value), which writes arrays opened over withWasmCodecs too, " +
+                "or call registerCodecs() (from zarr-wasm-codecs) before opening arrays, so that zarrita's registry has this package's codecs",
+              e,
+            ),
+            { path: arr.path, ...(name ? { codec: name } : {}) },
+          );
+        }
+      },
+    },
+  });
+  return { [marker]: Object.create(context as object, { codec: { value: coded, enumerable: true } }) };
 }
 
 /**
@@ -193,7 +297,9 @@ export const withWasmCodecs = zarr.defineStoreExtension((store, options: WasmCod
         opened.delete(key);
         return bytes;
       }
-      const bytes = await store.get(key, request as never);
+      // A store's failure is STORE_FAILED naming the key (and, for a node's metadata, its path).
+      const asked = () => fromStore(key, () => store.get(key, request as never));
+      const bytes = METADATA.test(key) ? await naming(nodeOf(key), asked) : await asked();
       if (bytes && METADATA.test(key) && !ownRead(request)) {
         if (ARRAY_METADATA.test(key)) await refuseWhatZarritaCannotOpen(key, bytes);
         opened.set(key, bytes);
@@ -204,6 +310,9 @@ export const withWasmCodecs = zarr.defineStoreExtension((store, options: WasmCod
     arrayExtensions: [chunksHere({ pool: given.pool, workerFetch: given.workerFetch, shardIndexBytes: given.shardIndexBytes }, paced, coalescer)],
   };
 });
+
+/** The path of the node whose metadata file `key` is. */
+const nodeOf = (key: string) => key.replace(/\/[^/]*$/, "") || "/";
 
 /** The metadata files zarr.open reads of an array. */
 const ARRAY_METADATA = /(^|\/)(zarr\.json|\.zarray)$/;

@@ -82,3 +82,56 @@ export function exactParse(text: string): unknown {
   }
   return JSON.parse(out, (_k, v: unknown) => (typeof v === "string" && big.has(v) ? big.get(v) : v));
 }
+
+/**
+ * The text of the member `key` of the JSON object `text` (as it is written there, so that no
+ * number in it is rounded); undefined where `text` is not an object or has no such member.
+ */
+export function memberText(text: string, key: string): string | undefined {
+  let i = skipSpace(text, 0);
+  if (text[i] !== "{") return undefined;
+  i = skipSpace(text, i + 1);
+  while (i < text.length && text[i] !== "}") {
+    if (text[i] !== '"') return undefined;
+    const end = stringEnd(text, i);
+    const name = JSON.parse(text.slice(i, end)) as string;
+    i = skipSpace(text, end);
+    if (text[i] !== ":") return undefined;
+    const start = skipSpace(text, i + 1);
+    const stop = valueEnd(text, start);
+    if (name === key) return text.slice(start, stop);
+    i = skipSpace(text, stop);
+    if (text[i] === ",") i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && " \t\n\r".includes(text[i])) i++;
+  return i;
+}
+
+/** The index after the string starting at `i`. */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+  return j + 1;
+}
+
+/** The index after the value starting at `i`. */
+function valueEnd(text: string, i: number): number {
+  if (text[i] === '"') return stringEnd(text, i);
+  if (text[i] === "{" || text[i] === "[") {
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      const c = text[j];
+      if (c === '"') j = stringEnd(text, j) - 1;
+      else if (c === "{" || c === "[") depth++;
+      else if ((c === "}" || c === "]") && --depth === 0) return j + 1;
+    }
+    return text.length;
+  }
+  let j = i;
+  while (j < text.length && !",}] \t\n\r".includes(text[j])) j++;
+  return j;
+}

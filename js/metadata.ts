@@ -5,6 +5,8 @@ import type * as zarr from "zarrita";
 import { handOverRegistered } from "./data-types.js";
 import { fromStore } from "./errors.js";
 import type { AnyStore } from "./fetch.js";
+import { baseStore } from "./identity.js";
+import { memberText } from "./json.js";
 
 /**
  * An array's metadata text and the zarr format it was read as: a zarr.json (3), or a zarr v2
@@ -46,13 +48,49 @@ async function readMetadataText(arr: zarr.Location<zarr.Readable>): Promise<Meta
     const bytes = await fromStore(key, () => store.get(key, OWN_READ));
     return bytes && new TextDecoder().decode(bytes);
   };
-  const v3 = await read("zarr.json");
+  let v3 = await read("zarr.json");
+  if (v3 !== undefined && mayBeRounded(store, v3)) v3 = (await consolidatedText(arr, 3)) ?? v3;
   // (An application's registered data type is handed to the wasm as lanes of a numeric type.)
   if (v3 !== undefined) return { text: handOverRegistered(v3), zarrFormat: 3 };
-  const zarray = await read(".zarray");
+  let zarray = await read(".zarray");
   if (zarray === undefined) return undefined;
-  const zattrs = (await read(".zattrs")) ?? "{}";
+  let zattrs = (await read(".zattrs")) ?? "{}";
+  if (mayBeRounded(store, zarray + zattrs)) {
+    zarray = (await consolidatedText(arr, 2, ".zarray")) ?? zarray;
+    zattrs = (await consolidatedText(arr, 2, ".zattrs")) ?? zattrs;
+  }
   return { text: `{"zarr_format": 2, "zarray": ${zarray}, "zattrs": ${zattrs}}`, zarrFormat: 2 };
+}
+
+/**
+ * Whether metadata text a store gave may have had integers rounded: zarrita's consolidated
+ * metadata (a store with `contents`) answers a node's metadata with what JSON.parse made of
+ * it, written again, where an integer beyond 2^53 (16 digits or more) has lost its last digits.
+ */
+function mayBeRounded(store: object, text: string): boolean {
+  return typeof (store as { contents?: unknown }).contents === "function" && /\d{16,}/.test(text);
+}
+
+/**
+ * The array's metadata as the consolidated metadata holds it, read as text from the store under
+ * every zarrita extension (js/identity.ts): the entry of the root zarr.json's
+ * `consolidated_metadata` (zarr v3), or of `.zmetadata` (v2: `file`, .zarray or .zattrs);
+ * undefined where it has none (the text the store gave is kept).
+ */
+async function consolidatedText(arr: zarr.Location<zarr.Readable>, format: 2 | 3, file = ""): Promise<string | undefined> {
+  const base = baseStore(arr.store) as AnyStore;
+  const key = (format === 3 ? "/zarr.json" : "/.zmetadata") as zarr.AbsolutePath;
+  if (base === arr.store) return undefined;
+  const bytes = await fromStore(key, () => base.get(key));
+  if (!bytes) return undefined;
+  const text = new TextDecoder().decode(bytes);
+  const name = arr.path.replace(/^\/+|\/+$/g, "");
+  if (format === 3) {
+    const entries = memberText(memberText(text, "consolidated_metadata") ?? "", "metadata");
+    return entries && memberText(entries, name);
+  }
+  const entries = memberText(text, "metadata");
+  return entries && memberText(entries, name ? `${name}/${file}` : file);
 }
 
 /** Remembers the metadata text an array was opened from (see open()). */
