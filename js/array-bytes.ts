@@ -35,16 +35,18 @@ export type ArrayBytesCodec = new (
 ) => { encode(data: unknown): Uint8Array; decode(bytes: Uint8Array): unknown };
 
 /**
- * The zarrita registry entry of `Codec`: an array -> bytes codec per array. An absent
+ * The zarrita registry entry of `Codec`: an array -> bytes codec per array (`shared`: its
+ * codec table row names another codec's module, see below). An absent
  * configuration goes as null, which each codec reads as it defines (numcodecs' defaults, or
  * refused where the codec has none).
  */
-export function arrayToBytesEntry(Codec: ArrayBytesCodec, name: string) {
+export function arrayToBytesEntry(Codec: ArrayBytesCodec, name: string, shared: boolean) {
   return {
     fromConfig(config: unknown, meta: ChunkMeta) {
-      // numcodecs.zfpy shares the zfp module's class, which tells it by its configuration
-      // wrapped under its name (as the layout hands it, see whole_chunk_configuration).
-      const given = name === "numcodecs.zfpy" ? { [name]: config ?? null } : (config ?? null);
+      // A codec whose row names another codec's module (numcodecs.zfpy, in zfp's) shares that
+      // module's class, which tells it by its configuration wrapped under its name (as the
+      // layout hands it, see whole_chunk_configuration).
+      const given = shared ? { [name]: config ?? null } : (config ?? null);
       const inner = new Codec(JSON.stringify(given), meta.dataType, JSON.stringify(receivedShape(meta)));
       // (A transposed chunk's decoded values are in the transpose's order: zarrita's transpose
       // gives them its strides.)
@@ -56,7 +58,13 @@ export function arrayToBytesEntry(Codec: ArrayBytesCodec, name: string) {
           return inner.encode(chunk.data);
         },
         decode(bytes: Uint8Array) {
-          return { data: inner.decode(bytes), shape, stride };
+          try {
+            return { data: inner.decode(bytes), shape, stride };
+          } catch (e) {
+            // (Every refusal of this codec names it, a chunk of the wrong length too.)
+            if (e instanceof Error && (e as { code?: string }).code && (e as { codec?: string }).codec === undefined) (e as { codec?: string }).codec = name;
+            throw e;
+          }
         },
       };
     },

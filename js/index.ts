@@ -65,7 +65,7 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
         const module = row.module as WholeChunkModule;
         ours(name, async () => {
           const [{ arrayToBytesEntry }, glue] = await Promise.all([import("./array-bytes.js"), loadModule(module)]);
-          return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec, name);
+          return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec, name, row.name !== module);
         });
       } else if (row.zarrita === "compress") {
         // zarrita's own codec (numcodecs.js), decoding in the compress (or zstd) module (zarr.get too).

@@ -290,7 +290,7 @@ export async function readPlan<R extends TileReader>(
     placed();
   };
   if (a.index && a.layout.shard) {
-    return readOut(run, plan, signal, readShards(arr, a, plan, options, run, paced, how, asked || undefined, settle, placed));
+    return blamed(a, readOut(run, plan, signal, readShards(arr, a, plan, options, run, paced, how, asked || undefined, settle, placed)));
   }
   // A chunk an object: one request each.
   const fetchChunk = (asked && chunkRemote(arr, a, asked.root, asked.init)) || chunkFetcher(arr, a, options);
@@ -306,7 +306,28 @@ export async function readPlan<R extends TileReader>(
     // The fetch's place goes to the next chunk when its bytes are in, before they decode.
     return settle(box, await paced(() => fetched(box)));
   });
-  return readOut(run, plan, signal, reads);
+  return blamed(a, readOut(run, plan, signal, reads));
+}
+
+/**
+ * `read`, where a chunk of the wrong length is refused (CHUNK_LENGTH) with the codec that
+ * refused it named (`error.codec`), as every other refusal of a codec is: the array -> bytes
+ * codec (bytes, zfp, numcodecs.zfpy, numcodecs.pcodec, ...), which checks the length of what it
+ * receives; or, for bytes a decompressor gave of another size than its frame declared, that
+ * decompressor.
+ */
+export async function blamed<T, R extends TileReader>(a: ArrayAccess<R>, read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (e) {
+    const error = e as { code?: string; codec?: string; message?: string };
+    if (error?.code === "CHUNK_LENGTH" && error.codec === undefined) {
+      const compressor = a.layout.codecs.find((c) => c.name !== "crc32c" && c.name !== "numcodecs.crc32" && c.name !== "numcodecs.adler32");
+      const name = /after decompression/.test(error.message ?? "") && compressor ? compressor.name : (a.layout.serializer?.codec.name ?? "bytes");
+      error.codec = name;
+    }
+    throw e;
+  }
 }
 
 /** The read's result once `reads` (its chunks') are done; an abort lands at once and drops the output. */
@@ -358,7 +379,7 @@ export async function readChunk<R extends TileReader>(
   }
   const region = new Uint32Array(a.chunkShape.flatMap((n) => [0, 1, n]));
   // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-  await namingChunk(key, () => placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), region, Out, runs));
+  await blamed(a, namingChunk(key, () => placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), region, Out, runs)));
   return out;
 }
 
