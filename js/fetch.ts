@@ -6,7 +6,7 @@ import * as zarr from "zarrita";
 import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
 import { baseStore } from "./identity.js";
 import { loadModule } from "./load.js";
-import { changed } from "./remote.js";
+import { checkUnchanged, taggedValidator } from "./remote.js";
 
 /** A store as the read calls it: zarrita's Readable, with `getRange` where it has one. */
 export type AnyStore = zarr.Readable & {
@@ -209,7 +209,8 @@ export function chunkLocator(
     const level = index.levels[depth];
     return read.then((answer): Promise<Table | undefined> =>
       namingChunk(`${name} (shard index)`, async () => {
-        const [raw, validator] = answer instanceof Uint8Array || !answer ? [answer, undefined] : [answer.bytes, answer.validator];
+        // (A store's answer carries its response's validator where `validatingFetch` read it.)
+        const [raw, validator] = answer instanceof Uint8Array || !answer ? [answer, taggedValidator(answer)] : [answer.bytes, answer.validator];
         if (!raw && !within) return undefined;
         if (!raw || raw.length !== level.bytes) {
           throw codedError("CHUNK_LENGTH", `the shard index has ${raw?.length ?? 0} bytes, not ${level.bytes}`);
@@ -264,11 +265,9 @@ export function chunkLocator(
     for (const [depth, level] of index.levels.entries()) {
       const table = await entriesOf(path, depth, within, nameOf());
       const entries = table?.entries;
+      // (An inner index read from a later version of the shard than the outer one: STORE_CHANGED.)
       if (depth === 0) validator = table?.validator;
-      else if (changed(validator, table?.validator)) {
-        // An inner index read from a later version of the shard than the outer one.
-        throw codedError("STORE_CHANGED", `${path} changed since its shard index was read (${validator} -> ${table?.validator})`);
-      }
+      else checkUnchanged(path, validator, table?.validator);
       // Inner chunks along each dimension in each of this level's chunks.
       const below = span.map((s, i) => s / level.per[i]);
       const position = indexPosition(local.map((c, i) => Math.floor(c / below[i])), level.per, level.order);

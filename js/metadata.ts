@@ -6,7 +6,7 @@ import { handOverRegistered } from "./data-types.js";
 import { fromStore } from "./errors.js";
 import type { AnyStore } from "./fetch.js";
 import { baseStore } from "./identity.js";
-import { memberText } from "./json.js";
+import { exactJson, exactParse } from "./json.js";
 
 /**
  * An array's metadata text and the zarr format it was read as: a zarr.json (3), or a zarr v2
@@ -83,14 +83,11 @@ async function consolidatedText(arr: zarr.Location<zarr.Readable>, format: 2 | 3
   if (base === arr.store) return undefined;
   const bytes = await fromStore(key, () => base.get(key));
   if (!bytes) return undefined;
-  const text = new TextDecoder().decode(bytes);
+  // (Parsed with integers beyond 2^53 as bigints, and the entry written again exactly.)
+  const root = exactParse(new TextDecoder().decode(bytes)) as Record<string, Record<string, Record<string, unknown>> | undefined>;
   const name = arr.path.replace(/^\/+|\/+$/g, "");
-  if (format === 3) {
-    const entries = memberText(memberText(text, "consolidated_metadata") ?? "", "metadata");
-    return entries && memberText(entries, name);
-  }
-  const entries = memberText(text, "metadata");
-  return entries && memberText(entries, name ? `${name}/${file}` : file);
+  const entry = format === 3 ? root.consolidated_metadata?.metadata?.[name] : (root.metadata as Record<string, unknown> | undefined)?.[name ? `${name}/${file}` : file];
+  return entry === undefined ? undefined : exactJson(entry);
 }
 
 /** Remembers the metadata text an array was opened from (see open()). */

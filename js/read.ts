@@ -11,7 +11,8 @@ import { type ArrayAccess, coreAccess, decodedAccess, rangesFor } from "./access
 import { itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, errorCode, fromStore, naming, namingChunk } from "./errors.js";
 import {
-  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Range, type Remote, SHARD_INDEX_BYTES, shardCoordsOf, urlOf,
+  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Located, pathOf, type Range, type Remote, SHARD_INDEX_BYTES,
+  shardCoordsOf, urlOf,
   type WorkerFetchInit,
 } from "./fetch.js";
 import { isNode } from "./node.js";
@@ -21,7 +22,7 @@ import {
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { Job, Output } from "./protocol.js";
-import { fetchSuffix, fetchValidated } from "./remote.js";
+import { checkUnchanged, fetchSuffix, fetchValidated, taggedValidator } from "./remote.js";
 import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "./ranges.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
@@ -469,6 +470,7 @@ function readShards<R extends TileReader>(
           return deliver(r.range, r.items, { remote });
         }
         const bytes = checkRun(await fromStore(path, () => store.getRange!(path, r.range, opts), r.range), path, r.range);
+        checkUnchanged(path, expect, taggedValidator(bytes));
         await deliver(r.range, r.items, { bytes, own: true });
       }).catch((e) => r.items.forEach((item) => item.reject(e)));
     }
@@ -492,11 +494,19 @@ function readShards<R extends TileReader>(
     // A shard fetched whole (before its index, which is then read from its bytes).
     const given = how.shards?.(boxes[0]);
     const wholeShard = given ?? (whole?.(boxes[0]) ? locate.whole!(boxes[0].coords) : undefined);
-    const located = await Promise.all(boxes.map((box) => locate(box.coords)));
+    let located: Located[];
+    try {
+      located = await Promise.all(boxes.map((box) => locate(box.coords)));
+    } catch (e) {
+      // An inner index read from a later version of the shard than the index above it.
+      if (last || errorCode(e) !== "STORE_CHANGED") throw e;
+      locate.forget!(pathOf(arr, chunkKey(a.layout, shardCoordsOf(per, boxes[0].coords))));
+      return readShard(boxes, true);
+    }
     signal?.throwIfAborted();
     const waits: Promise<void>[] = [];
     const items: Wanted[] = [];
-    const changed: Box[] = [];
+    const stale: Box[] = [];
     let path: zarr.AbsolutePath | undefined;
     let validator: string | undefined;
     for (const [i, box] of boxes.entries()) {
@@ -508,22 +518,20 @@ function readShards<R extends TileReader>(
       path = at.path;
       validator = at.validator;
       const { key, range } = at;
-      waits.push(new Promise<void>((resolve, reject) => {
+      const read = new Promise<void>((resolve, reject) => {
         const item: Wanted = { range, resolve, reject, take: (bytes) => settle(box, { key, bytes, owned: false }) };
         if (pool) {
           item.prepare = () => exec.prepare!(box);
           item.answered = async (decoded) => {
-            try {
-              await namingChunk(key, async () => (await decoded) || exec.fill(box));
-            } catch (e) {
-              if (last || errorCode(e) !== "STORE_CHANGED") throw e;
-              changed.push(box);
-              return;
-            }
+            await namingChunk(key, async () => (await decoded) || exec.fill(box));
             placed();
           };
         }
         items.push(item);
+      });
+      waits.push(read.catch((e) => {
+        if (last || errorCode(e) !== "STORE_CHANGED") throw e;
+        stale.push(box);
       }));
     }
     if (path && wholeShard) {
@@ -541,9 +549,9 @@ function readShards<R extends TileReader>(
       for (const item of items) coalescer.ask(key, item, runs);
     }
     await Promise.all(waits);
-    if (changed.length) {
+    if (stale.length) {
       locate.forget!(path!);
-      await readShard(changed, true);
+      await readShard(stale, true);
     }
   };
   const reads = [...shards.values()].map((boxes) => readShard(boxes, false));

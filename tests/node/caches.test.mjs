@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 
 import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
-import { get, open, set, withWasmCodecs, WorkerPool, writePacked } from "zarr-wasm-codecs";
+import { get, getDecoded, open, set, validatingFetch, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
 
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
@@ -148,6 +148,34 @@ test("a shard rewritten on the server between two reads: the workers see its ETa
         assert.equal(indexReads(), n, `${label}: no index read on the next read`);
       } finally {
         await server.close();
+      }
+    }
+  }
+});
+
+test("a shard rewritten on the server between two reads, on this thread through zarrita's FetchStore with validatingFetch(): its index read again, once", async () => {
+  const readers = {
+    "get": async (s) => { const a = await open(s); return () => get(a); },
+    "get pooled": async (s) => { const a = await open(s); return () => get(a, null, { pool }); },
+    "getDecoded": async (s) => { const a = await open(s); return async () => ({ data: Int32Array.from((await getDecoded(a)).data) }); },
+    "zarr.get over withWasmCodecs": async (s) => { const a = await zarr.open.v3(zarr.root(withWasmCodecs(s)), { kind: "array" }); return () => zarr.get(a); },
+  };
+  for (const chain of ["zstd", "nested", "crc32c_index"]) {
+    for (const [how, reader] of Object.entries(readers)) {
+      for (const write of Object.keys(manifest.writes)) {
+        const label = `${chain}, ${how}, ${write}`;
+        const fs = storeOf(chain);
+        const server = await serve(fsRoot(fs));
+        try {
+          const read = await reader(new zarr.FetchStore(server.url, { fetch: validatingFetch() }));
+          assert.deepEqual((await read()).data, before, label);
+          const { selection, value } = valuesOf(write);
+          await set(await open(new FileSystemStore(fsRoot(fs))), selection, value);
+          assert.deepEqual((await read()).data, expectedOf(chain, write), `${label}: the read after the rewrite`);
+          assert.deepEqual((await read()).data, expectedOf(chain, write), `${label}: a later read`);
+        } finally {
+          await server.close();
+        }
       }
     }
   }

@@ -54,6 +54,7 @@ import {
   type WorkerFetchInit,
   type MergeLimits,
   SHARD_INDEX_BYTES,
+  validatingFetch,
   setAtomic,
   type SetOptions,
   WorkerPool,
@@ -97,6 +98,9 @@ void remoteOptions;
 // A shard's inner chunks fetched in merged requests (limits in bytes), its indexes kept up to a bound.
 const merge: MergeLimits = { gap: DEFAULT_MERGE.gap / 4, size: DEFAULT_MERGE.size };
 const viewerOptions: GetOptions = { mergeRanges: merge, shardIndexBytes: SHARD_INDEX_BYTES / 4 };
+// A FetchStore whose responses' validators the package sees (ETag, Last-Modified).
+const validated = new zarr.FetchStore("https://example.com/data.zarr", { fetch: validatingFetch() });
+void validated;
 void viewerOptions;
 const chunk: zarr.Chunk<"float32"> = await get(arr, selection, options);
 const plane: Float32Array = chunk.data;
