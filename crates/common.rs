@@ -238,3 +238,37 @@ macro_rules! whole_chunk_class {
         }
     };
 }
+
+/// zarr.json with integers beyond 2^53 in the fill value and codec configurations as decimal
+/// strings, so that `JSON.parse` keeps them exact; a zarr v2 array's joined files (see
+/// `layout::normalise`) as the zarr.json they translate to.
+pub(crate) fn exact_metadata_json(zarr_json: &str) -> Result<String, JsValue> {
+    let meta = parse_json(zarr_json, "zarr.json")?;
+    let meta = zarr_wasm_codecs::layout::normalise(meta).map_err(js_error)?;
+    Ok(zarr_wasm_codecs::layout::exact_for_javascript(&meta).to_string())
+}
+
+/// A data type from the registry (`zarr_wasm_codecs::types`): a zarr v3 `data_type` (JSON
+/// text) for `zarr_format` 3, or a zarr v2 `dtype` (JSON text of the string; `object_codec`,
+/// the first filter's id, says what `|O` holds).
+pub(crate) fn array_type(
+    data_type_json: &str,
+    zarr_format: u8,
+    object_codec: Option<String>,
+) -> Result<zarr_wasm_codecs::types::ArrayType, JsValue> {
+    use zarr_wasm_codecs::types::ArrayType;
+    let value = parse_json(data_type_json, "data type")?;
+    match zarr_format {
+        3 => ArrayType::from_v3(&value),
+        2 => match value.as_str() {
+            Some(dtype) => ArrayType::from_v2(dtype, object_codec.as_deref()),
+            None => Err(Error::InvalidMetadata {
+                message: format!("a zarr v2 dtype is a string such as \"<f8\", got {value}"),
+            }),
+        },
+        other => Err(Error::InvalidMetadata {
+            message: format!("zarr_format must be 2 or 3, got {other}"),
+        }),
+    }
+    .map_err(js_error)
+}

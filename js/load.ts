@@ -160,5 +160,8 @@ export function loadModule<M extends ModuleName>(name: M): Promise<GlueOf<M>> {
   return start() as Promise<GlueOf<M>>;
 }
 
+/** Whether a module has been asked for already (started, or starting). */
+export const asked = (name: ModuleName): boolean => starts.has(name);
+
 /** The core module (scale_offset, cast_value, chains). */
 export const loadWasm = (): Promise<Bindings> => loadModule("core");

@@ -7,7 +7,7 @@ import * as zarr from "zarrita";
 import { type DataType, dataType, type DataTypeInfo, itemised } from "./data-types.js";
 import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
-import { loadWasm } from "./load.js";
+import { asked, loadModule, loadWasm } from "./load.js";
 import { type MetadataText, metadataText, rememberText } from "./metadata.js";
 
 /** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
@@ -49,7 +49,7 @@ async function openAt<Store extends zarr.Readable>(loc: zarr.Location<Store>): P
 /** The zarrita array at `loc` whose metadata text (see `metadataText`) is `found`. */
 async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Store>, found: MetadataText): Promise<zarr.Array<zarr.DataType, Store>> {
   const text = found.text;
-  const wasm = await loadWasm();
+  const wasm = await metadataReader(found);
   // The layout reader refuses what no reader may read as it stands (codecs out of zarr v3's
   // order, an unknown data type or a malformed one, a fill value the type cannot hold); what
   // it leaves to zarrita (its fallback) opens.
@@ -57,7 +57,7 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
   if (meta.node_type !== "array") {
     throw codedError("INVALID_METADATA", `${loc.path} is not an array (node_type ${JSON.stringify(meta.node_type)})`);
   }
-  new wasm.ArrayReader(text).free();
+  wasm.check(text);
   const info = JSON.parse(wasm.dataTypeJson(JSON.stringify(meta.data_type), 3)) as DataTypeInfo;
   // (float16 only where the engine has a Float16Array: zarrita makes one.)
   const float16 = info.name !== "float16" || "Float16Array" in globalThis;
@@ -79,6 +79,34 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
   const arr = standIn(loc, meta, info) as zarr.Array<zarr.DataType, Store>;
   rememberText(arr, found);
   return arr;
+}
+
+/**
+ * The wasm module `open` reads an array's metadata with (exactly, and refusing what no reader
+ * may read): one its reads load anyway, so that opening downloads nothing more. An array its
+ * attributes pack (CF `scale_factor` or `add_offset`) is read by `getDecoded`, which needs the
+ * packing module alone: unless the core module is there already, the packing module reads its
+ * metadata. Any other array's reads (`get`) need the core module, which reads it.
+ */
+async function metadataReader(found: MetadataText) {
+  if (!asked("core") && packedByAttributes(found)) {
+    const packing = await loadModule("packing");
+    return { exactMetadataJson: packing.exactMetadataJson, dataTypeJson: packing.dataTypeJson, check: packing.checkArrayMetadata };
+  }
+  const wasm = await loadWasm();
+  return { exactMetadataJson: wasm.exactMetadataJson, dataTypeJson: wasm.dataTypeJson, check: (text: string) => new wasm.ArrayReader(text).free() };
+}
+
+/** Whether an array's attributes (zarr v3's `attributes`, a zarr v2 array's .zattrs) pack it as CF does: `scale_factor` or `add_offset`. */
+function packedByAttributes(found: MetadataText): boolean {
+  let attributes: unknown;
+  try {
+    const meta = JSON.parse(found.text) as { attributes?: unknown; zattrs?: unknown };
+    attributes = found.zarrFormat === 2 ? meta.zattrs : meta.attributes;
+  } catch {
+    return false; // (The core module says what is wrong with it.)
+  }
+  return typeof attributes === "object" && attributes !== null && ("scale_factor" in attributes || "add_offset" in attributes);
 }
 
 /** Why a float16 array is not read by `get` in an engine with no Float16Array. */

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 import { serve } from "../../scripts/serve.mjs";
 import { launchChromium } from "./chromium.mjs";
@@ -22,6 +22,8 @@ const SCENARIOS = {
   packed: { budget: 160_000, hex: json("tests/node/fixtures/expected.json").design_2d_zstd.read_hex },
   // xarray's decoding of its CF int16 store (tests/fixtures/stores/make.py).
   cf: { budget: 200_000, hex: readFileSync(join(root, "tests/fixtures/stores/xr_cf_v3.expected.bin")).toString("hex") },
+  // xarray's decoding of a CF store shaped as users write them (tests/fixtures/cf/make.py).
+  cf_whole: { budget: 200_000, hex: gunzipSync(readFileSync(join(root, "tests/fixtures/cf/sst.expected.bin.gz"))).toString("hex") },
   // zarr-python's float32 values (tests/fixtures/dtypes/generate.py).
   float32: {
     budget: 160_000,
@@ -46,7 +48,7 @@ after(async () => {
 });
 
 /** The scenario read in a fresh context: what it read and the package files it requested. */
-async function download(name) {
+async function download(name, way) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const files = new Set();
@@ -54,7 +56,7 @@ async function download(name) {
     const path = new URL(r.url()).pathname;
     if (path.startsWith("/dist/")) files.add(path);
   });
-  await page.goto(`${base}/tests/browser/downloads.html?scenario=${name}`);
+  await page.goto(`${base}/tests/browser/downloads.html?scenario=${name}&way=${way}`);
   await page.waitForFunction(() => window.__result || window.__error, null, { timeout: 30000 });
   const { result, error } = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
   await context.close();
@@ -68,15 +70,20 @@ async function download(name) {
   return { result, sizes };
 }
 
+// Each scenario two ways: the package's open, and zarrita's zarr.open after registerCodecs().
+const WAYS = { open: "the package's open", zarrita: "zarr.open" };
+
 for (const [name, { budget, hex }] of Object.entries(SCENARIOS)) {
-  test(`downloads: the ${name} scenario reads the reference's values with at most ${budget / 1000} KB of wasm`, async (t) => {
-    const { result, sizes } = await download(name);
-    assert.equal(result.hex, hex);
-    measured[name] = sizes;
-    t.diagnostic(JSON.stringify(sizes));
-    assert.ok(sizes.wasm > 0, "the scenario decodes in wasm");
-    assert.ok(sizes.wasm <= budget, `${name}: ${sizes.wasm} bytes of wasm gzipped, over ${budget}: ${JSON.stringify(sizes.files)}`);
-    // No .wasm file twice over (its base64 copy as well): a plain page loads the files.
-    assert.ok(!Object.keys(sizes.files).some((f) => f.includes("_inline")), JSON.stringify(sizes.files));
-  });
+  for (const [way, how] of Object.entries(WAYS)) {
+    test(`downloads: the ${name} scenario through ${how} reads the reference's values with at most ${budget / 1000} KB of wasm`, async (t) => {
+      const { result, sizes } = await download(name, way);
+      assert.equal(result.hex, hex);
+      measured[way === "open" ? name : `${name} (zarr.open)`] = sizes;
+      t.diagnostic(JSON.stringify(sizes));
+      assert.ok(sizes.wasm > 0, "the scenario decodes in wasm");
+      assert.ok(sizes.wasm <= budget, `${name}: ${sizes.wasm} bytes of wasm gzipped, over ${budget}: ${JSON.stringify(sizes.files)}`);
+      // No .wasm file twice over (its base64 copy as well): a plain page loads the files.
+      assert.ok(!Object.keys(sizes.files).some((f) => f.includes("_inline")), JSON.stringify(sizes.files));
+    });
+  }
 }

@@ -19,8 +19,8 @@ mod panic_hook;
 #[allow(dead_code)]
 mod common;
 use common::{
-    js_error, layout_json, open_reader, parse_json, reader_of, to_typed_array, typed_array_bytes,
-    Opened,
+    array_type, js_error, layout_json, open_reader, parse_json, reader_of, to_typed_array,
+    typed_array_bytes, Opened,
 };
 
 /// A scalar as the JavaScript value zarrita uses: a number, or a bigint for 64-bit integers.
@@ -235,9 +235,7 @@ pub fn vlen_frame(lengths: &[u32], data: &[u8]) -> Result<Vec<u8>, JsValue> {
 /// `layout::normalise`) as the zarr.json they translate to.
 #[wasm_bindgen(js_name = exactMetadataJson)]
 pub fn exact_metadata_json(zarr_json: &str) -> Result<String, JsValue> {
-    let meta = parse_json(zarr_json, "zarr.json")?;
-    let meta = zarr_wasm_codecs::layout::normalise(meta).map_err(js_error)?;
-    Ok(zarr_wasm_codecs::layout::exact_for_javascript(&meta).to_string())
+    common::exact_metadata_json(zarr_json)
 }
 
 /// The package's read and write path for one array, built from its zarr.json text (so 64-bit
@@ -342,31 +340,6 @@ impl ArrayReader {
         let data = ArrayData::from_le_bytes(chain.data_type(), &bytes).map_err(js_error)?;
         chain.encode(&data).map_err(js_error)
     }
-}
-
-/// A data type from the registry (`zarr_wasm_codecs::types`): a zarr v3 `data_type` (JSON
-/// text) for `zarr_format` 3, or a zarr v2 `dtype` (JSON text of the string; `object_codec`,
-/// the first filter's id, says what `|O` holds).
-fn array_type(
-    data_type_json: &str,
-    zarr_format: u8,
-    object_codec: Option<String>,
-) -> Result<zarr_wasm_codecs::types::ArrayType, JsValue> {
-    use zarr_wasm_codecs::types::ArrayType;
-    let value = parse_json(data_type_json, "data type")?;
-    match zarr_format {
-        3 => ArrayType::from_v3(&value),
-        2 => match value.as_str() {
-            Some(dtype) => ArrayType::from_v2(dtype, object_codec.as_deref()),
-            None => Err(Error::InvalidMetadata {
-                message: format!("a zarr v2 dtype is a string such as \"<f8\", got {value}"),
-            }),
-        },
-        other => Err(Error::InvalidMetadata {
-            message: format!("zarr_format must be 2 or 3, got {other}"),
-        }),
-    }
-    .map_err(js_error)
 }
 
 /// The registry's description of a data type (`ArrayType::describe`), as JSON.

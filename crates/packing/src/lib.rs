@@ -17,9 +17,36 @@ mod panic_hook;
 #[allow(dead_code)]
 mod common;
 use common::{
-    js_error, layout_json, open_reader, parse_json, reader_of, typed_array_bytes, unsupported,
-    Opened,
+    array_type, js_error, layout_json, open_reader, parse_json, reader_of, typed_array_bytes,
+    unsupported, Opened,
 };
+
+/// zarr.json with integers beyond 2^53 as decimal strings (as the core module's): what the
+/// package's `open` reads an array's metadata with where its reads need this module alone.
+#[wasm_bindgen(js_name = exactMetadataJson)]
+pub fn exact_metadata_json(zarr_json: &str) -> Result<String, JsValue> {
+    common::exact_metadata_json(zarr_json)
+}
+
+/// The registry's description of a data type (as the core module's `dataTypeJson`).
+#[wasm_bindgen(js_name = dataTypeJson)]
+pub fn data_type_json(
+    data_type_json: &str,
+    zarr_format: u8,
+    object_codec: Option<String>,
+) -> Result<String, JsValue> {
+    Ok(array_type(data_type_json, zarr_format, object_codec)?
+        .describe()
+        .to_string())
+}
+
+/// Refuses, as the core module's `ArrayReader` does when it is built, metadata no reader may
+/// read as it stands (codecs out of order, a malformed data type or configuration, a fill
+/// value the type cannot hold).
+#[wasm_bindgen(js_name = checkArrayMetadata)]
+pub fn check_array_metadata(zarr_json: &str) -> Result<(), JsValue> {
+    open_reader(zarr_json, None).map(|_| ())
+}
 
 /// Decodes a chunk of an array's values as its attributes ask (missing values to NaN, CF
 /// scale_factor and add_offset; see `zarr_wasm_codecs::missing`) into a Float64Array.
