@@ -84,29 +84,19 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
 /**
  * The wasm module `open` reads an array's metadata with (exactly, and refusing what no reader
  * may read): one its reads load anyway, so that opening downloads nothing more. An array its
- * attributes pack (CF `scale_factor` or `add_offset`) is read by `getDecoded`, which needs the
- * packing module alone: unless the core module is there already, the packing module reads its
- * metadata. Any other array's reads (`get`) need the core module, which reads it.
+ * attributes pack (CF `scale_factor` or `add_offset`, in zarr.json's attributes or a zarr v2
+ * array's .zattrs) is read by `getDecoded`, which needs the packing module alone: unless the
+ * core module is there already, the packing module reads its metadata. Any other array's reads
+ * (`get`) need the core module, which reads it.
  */
 async function metadataReader(found: MetadataText) {
-  if (!asked("core") && packedByAttributes(found)) {
+  // (Told by the text: a false match only costs the choice of module.)
+  if (!asked("core") && /"(scale_factor|add_offset)"\s*:/.test(found.text)) {
     const packing = await loadModule("packing");
-    return { exactMetadataJson: packing.exactMetadataJson, dataTypeJson: packing.dataTypeJson, check: packing.checkArrayMetadata };
+    return { ...packing, check: packing.checkArrayMetadata };
   }
   const wasm = await loadWasm();
-  return { exactMetadataJson: wasm.exactMetadataJson, dataTypeJson: wasm.dataTypeJson, check: (text: string) => new wasm.ArrayReader(text).free() };
-}
-
-/** Whether an array's attributes (zarr v3's `attributes`, a zarr v2 array's .zattrs) pack it as CF does: `scale_factor` or `add_offset`. */
-function packedByAttributes(found: MetadataText): boolean {
-  let attributes: unknown;
-  try {
-    const meta = JSON.parse(found.text) as { attributes?: unknown; zattrs?: unknown };
-    attributes = found.zarrFormat === 2 ? meta.zattrs : meta.attributes;
-  } catch {
-    return false; // (The core module says what is wrong with it.)
-  }
-  return typeof attributes === "object" && attributes !== null && ("scale_factor" in attributes || "add_offset" in attributes);
+  return { ...wasm, check: (text: string) => new wasm.ArrayReader(text).free() };
 }
 
 /** Why a float16 array is not read by `get` in an engine with no Float16Array. */

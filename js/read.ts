@@ -11,8 +11,7 @@ import { type ArrayAccess, coreAccess, decodedAccess, rangesFor } from "./access
 import { itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, errorCode, fromStore, naming, namingChunk } from "./errors.js";
 import {
-  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Located, pathOf, type Range, type Remote, SHARD_INDEX_BYTES,
-  shardCoordsOf, urlOf,
+  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Range, type Remote, SHARD_INDEX_BYTES, shardCoordsOf, urlOf,
   type WorkerFetchInit,
 } from "./fetch.js";
 import { isNode } from "./node.js";
@@ -323,9 +322,8 @@ export async function blamed<T, R extends TileReader>(a: ArrayAccess<R>, read: P
   } catch (e) {
     const error = e as { code?: string; codec?: string; message?: string };
     if (error?.code === "CHUNK_LENGTH" && error.codec === undefined) {
-      const compressor = a.layout.codecs.find((c) => c.name !== "crc32c" && c.name !== "numcodecs.crc32" && c.name !== "numcodecs.adler32");
-      const name = /after decompression/.test(error.message ?? "") && compressor ? compressor.name : (a.layout.serializer?.codec.name ?? "bytes");
-      error.codec = name;
+      // (A decompressor's output is checked where it is the first bytes -> bytes codec.)
+      error.codec = (/after decompression/.test(error.message ?? "") && a.layout.codecs[0]?.name) || (a.layout.serializer?.codec.name ?? "bytes");
     }
     throw e;
   }
@@ -494,15 +492,7 @@ function readShards<R extends TileReader>(
     // A shard fetched whole (before its index, which is then read from its bytes).
     const given = how.shards?.(boxes[0]);
     const wholeShard = given ?? (whole?.(boxes[0]) ? locate.whole!(boxes[0].coords) : undefined);
-    let located: Located[];
-    try {
-      located = await Promise.all(boxes.map((box) => locate(box.coords)));
-    } catch (e) {
-      // An inner index read from a later version of the shard than the index above it.
-      if (last || errorCode(e) !== "STORE_CHANGED") throw e;
-      locate.forget!(pathOf(arr, chunkKey(a.layout, shardCoordsOf(per, boxes[0].coords))));
-      return readShard(boxes, true);
-    }
+    const located = await Promise.all(boxes.map((box) => locate(box.coords)));
     signal?.throwIfAborted();
     const waits: Promise<void>[] = [];
     const items: Wanted[] = [];
