@@ -5,7 +5,7 @@ import * as zarr from "zarrita";
 import { itemised } from "./data-types.js";
 import { codedError, fromStore, naming, withFields } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
-import { codecNames, requireRegistered } from "./open.js";
+import { codecNames, requireRegistered, zarritaContext } from "./open.js";
 import { chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
@@ -68,10 +68,7 @@ async function chunkAccess(arr: Readable): Promise<ArrayAccess<TileReader> | str
  */
 function chunkPlan(arr: Readable, a: ArrayAccess<TileReader>, coords: number[]): Plan {
   const chunks = arr.chunks;
-  if (!Array.isArray(coords) || coords.length !== chunks.length || !coords.every((c) => Number.isInteger(c) && c >= 0)) {
-    throw codedError("INVALID_SELECTION", `chunk coordinates must be ${chunks.length} integers >= 0, got ${JSON.stringify(coords)}`);
-  }
-  const selection = chunks.map((n, i) => zarr.slice(coords[i] * n, Math.min((coords[i] + 1) * n, arr.shape[i])));
+  const selection = chunkSelection(arr, coords);
   const plan = planSelection(selection, a.layout.shape, a.chunkShape, a.layout.edges);
   const size = chunks.reduce((n, c) => n * c, 1);
   return { ...plan, shape: chunks.slice(), size, dims: plan.dims.map((d, i) => ({ ...d, count: chunks[i] })) };
@@ -132,6 +129,15 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coale
   });
 }
 
+/** The part inside the array of zarrita's chunk at `coords`, as a selection; INVALID_SELECTION for coordinates that name no chunk. */
+function chunkSelection(arr: Readable, coords: number[]): zarr.Slice[] {
+  const chunks = arr.chunks;
+  if (!Array.isArray(coords) || coords.length !== chunks.length || !coords.every((c) => Number.isInteger(c) && c >= 0)) {
+    throw codedError("INVALID_SELECTION", `chunk coordinates must be ${chunks.length} integers >= 0, got ${JSON.stringify(coords)}`);
+  }
+  return chunks.map((n, i) => zarr.slice(coords[i] * n, Math.min((coords[i] + 1) * n, arr.shape[i])));
+}
+
 /** Whether the package's own `get` reads `arr` (strings and bytes of any length, or items of its lanes). */
 async function packageReads(arr: Readable): Promise<boolean> {
   if (await vlenAccess(arr)) return true;
@@ -147,11 +153,8 @@ async function packageReads(arr: Readable): Promise<boolean> {
  */
 async function chunkItems(arr: Readable, coords: number[], signal: AbortSignal | undefined) {
   const chunks = arr.chunks;
-  if (!Array.isArray(coords) || coords.length !== chunks.length || !coords.every((c) => Number.isInteger(c) && c >= 0)) {
-    throw codedError("INVALID_SELECTION", `chunk coordinates must be ${chunks.length} integers >= 0, got ${JSON.stringify(coords)}`);
-  }
+  const selection = chunkSelection(arr, coords);
   const inside = chunks.map((n, i) => Math.max(0, Math.min(n, arr.shape[i] - coords[i] * n)));
-  const selection = chunks.map((n, i) => zarr.slice(coords[i] * n, coords[i] * n + inside[i]));
   const read = (await inReadTurn(arr, { signal }, () => getNow(arr, selection, { signal }))) as { data: Items };
   const stride = cOrderStrides(chunks);
   const shape = chunks.slice();
@@ -192,14 +195,12 @@ type Items = unknown[] | {
  * The array's zarrita context with its codec's `encode` failures coded: zarr.set over the
  * wrapped store encodes through zarrita's registry, which without `registerCodecs()` cannot
  * encode this package's codecs (zarrita's own scale_offset and cast_value only decode). Such a
- * failure is UNSUPPORTED, naming `set` and `registerCodecs()`. (The context is zarrita's own
- * record of an array, found by its symbol's description; none found, nothing is changed.)
+ * failure is UNSUPPORTED, naming `set` and `registerCodecs()`. (None found, nothing is changed.)
  */
 function codedEncode(arr: Readable): Record<symbol, unknown> {
-  const marker = Object.getOwnPropertySymbols(arr).find((s) => s.description === "zarrita.context");
-  const context = marker && (arr as unknown as Record<symbol, { codec?: { encode?: (chunk: unknown) => Promise<Uint8Array> } }>)[marker];
-  const codec = context?.codec;
-  if (!marker || !codec || typeof codec.encode !== "function") return {};
+  const found = zarritaContext(arr);
+  const codec = found?.context.codec;
+  if (!found || typeof codec?.encode !== "function") return {};
   const encode = codec.encode;
   const coded = Object.create(codec, {
     encode: {
@@ -223,7 +224,7 @@ function codedEncode(arr: Readable): Record<symbol, unknown> {
       },
     },
   });
-  return { [marker]: Object.create(context as object, { codec: { value: coded, enumerable: true } }) };
+  return { [found.key]: Object.create(found.context, { codec: { value: coded, enumerable: true } }) };
 }
 
 /**

@@ -99,6 +99,19 @@ async function metadataReader(found: MetadataText) {
   return { ...wasm, check: (text: string) => new wasm.ArrayReader(text).free() };
 }
 
+/**
+ * zarrita's own record of an array (its context: the codec pipeline zarr.set encodes with, ...),
+ * under a symbol of zarrita's, which an array extension or stand-in overrides to change how
+ * zarrita encodes; undefined where none is found.
+ */
+export function zarritaContext(arr: object): { key: symbol; context: { codec: { encode?: (chunk: unknown) => Promise<Uint8Array> } } } | undefined {
+  for (const key of Object.getOwnPropertySymbols(arr)) {
+    const context = (arr as Record<symbol, unknown>)[key];
+    if (context && typeof context === "object" && "codec" in context) return { key, context: context as never };
+  }
+  return undefined;
+}
+
 /** Why a float16 array is not read by `get` in an engine with no Float16Array. */
 export const FLOAT16_MISSING =
   "float16 values need a Float16Array, which this engine lacks (Node 24 and Chromium 135 have one): " +
@@ -142,12 +155,8 @@ function standIn(loc: zarr.Location<zarr.Readable>, meta: ZarrJson, info: DataTy
     };
     overrides.getChunk = async () => refuse();
     // zarr.set encodes through the array's context, not getChunk.
-    for (const key of Object.getOwnPropertySymbols(target)) {
-      const context = (target as unknown as Record<symbol, unknown>)[key];
-      if (context && typeof context === "object" && "codec" in context) {
-        overrides[key] = { ...context, codec: { encode: refuse, decode: refuse } };
-      }
-    }
+    const found = zarritaContext(target);
+    if (found) overrides[found.key] = { ...found.context, codec: { encode: refuse, decode: refuse } };
   }
   return new Proxy(target, {
     get(t, prop) {

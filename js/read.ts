@@ -485,8 +485,9 @@ function readShards<R extends TileReader>(
     else shards.set(shard, [box]);
   }
   // A shard's boxes: located, then each missing one filled and the others fetched (whole, or
-  // by merged ranges); `last`: where a worker finds that the shard changed since its index was
-  // read (its validator), its boxes are read again, once, through its index read anew.
+  // by merged ranges); `last`: where a run's validator says the shard changed since its index
+  // was read (STORE_CHANGED, in a worker or on this thread through `validatingFetch`), its
+  // boxes are read again, once, through its index read anew.
   const readShard = async (boxes: Box[], last: boolean): Promise<void> => {
     signal?.throwIfAborted();
     // A shard fetched whole (before its index, which is then read from its bytes).
