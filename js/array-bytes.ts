@@ -1,14 +1,9 @@
 // The array -> bytes codecs with modules of their own (the codec table's whole-chunk rows) as
 // zarrita codecs: each module's codec class takes the configuration, the data type and the
 // chunk shape, and encodes a chunk's typed array to bytes and back.
+import { type ChunkMeta, chunkMetaOf } from "./chunk-meta.js";
 import { cOrderStrides } from "./strides.js";
 
-interface ChunkMeta {
-  dataType: string;
-  shape: number[];
-  /** The array's codecs (zarrita passes them along). */
-  codecs?: { name: string; configuration?: unknown }[];
-}
 
 /**
  * The shape of the chunk an array -> bytes codec receives: the chunk's, permuted by the
@@ -42,7 +37,8 @@ export type ArrayBytesCodec = new (
  */
 export function arrayToBytesEntry(Codec: ArrayBytesCodec, name: string, shared: boolean) {
   return {
-    fromConfig(config: unknown, meta: ChunkMeta) {
+    fromConfig(config: unknown, representation: unknown) {
+      const meta = chunkMetaOf(representation, name, config);
       // A codec whose row names another codec's module (numcodecs.zfpy, in zfp's) shares that
       // module's class, which tells it by its configuration wrapped under its name (as the
       // layout hands it, see whole_chunk_configuration).

@@ -2,6 +2,7 @@
 // registry entries of the codecs the codec table runs in that module, so that they decode
 // there, with the same kernels and checks as `get` and the pool; encoding, sizes and every
 // other codec stay zarrita's (numcodecs.js).
+import { chunkMetaOf } from "./chunk-meta.js";
 import { codedError } from "./errors.js";
 import { loadModule, memoryOf } from "./load.js";
 import { bytesModuleOf } from "./modules.js";
@@ -50,7 +51,7 @@ export function decodingInWasm(name: string, original: Loader): Loader {
           return inner;
         }
         // What the codec receives: its items' size is a shuffle's default element size.
-        const dataType = (meta as { dataType?: string } | undefined)?.dataType ?? "uint8";
+        const dataType = (meta ? chunkMetaOf(meta, name, config).dataType : undefined) || "uint8";
         return wasmDecode(name, config, DATA_TYPE_SIZES[dataType] ?? 1, inner);
       },
     };

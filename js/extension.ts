@@ -277,7 +277,7 @@ function shardsTogether(arr: Readable, a: ArrayAccess<TileReader>, options: Wasm
  * Options are checked here (INVALID_ARGUMENT). Arrays the package does not read (strings of any
  * length, bool and other items zarrita gives as its own classes) keep zarrita's `getChunk`.
  */
-export const withWasmCodecs = zarr.defineStoreExtension((store, options: WasmCodecsOptions | undefined) => {
+export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecsOptions | undefined) => {
   const given = options ?? {};
   if (typeof given !== "object") throw codedError("INVALID_ARGUMENT", `withWasmCodecs: options must be an object, got ${typeof given}`);
   const paced = limiter(concurrencyOf(given, DEFAULT_CONCURRENCY));
@@ -314,6 +314,24 @@ export const withWasmCodecs = zarr.defineStoreExtension((store, options: WasmCod
 
 /** The path of the node whose metadata file `key` is. */
 const nodeOf = (key: string) => key.replace(/\/[^/]*$/, "") || "/";
+
+/**
+ * zarrita's `defineStoreExtension`; in a zarrita without store extensions (before 0.7), one whose
+ * stores are refused when they are made (UNSUPPORTED), so that the package still loads there
+ * (its registry codecs, `open`, `get` and the rest work with zarrita 0.6).
+ */
+function defineStoreExtension(): typeof zarr.defineStoreExtension {
+  const given = (zarr as { defineStoreExtension?: typeof zarr.defineStoreExtension }).defineStoreExtension;
+  if (given) return given;
+  const refuse = () => {
+    throw codedError(
+      "UNSUPPORTED",
+      "withWasmCodecs needs zarrita 0.7 or later (its store extensions), and the zarrita installed has none: upgrade zarrita, " +
+        "or read with this package's open() and get(), or call registerCodecs() before zarr.open",
+    );
+  };
+  return (() => refuse) as never;
+}
 
 /** The metadata files zarr.open reads of an array. */
 const ARRAY_METADATA = /(^|\/)(zarr\.json|\.zarray)$/;

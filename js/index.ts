@@ -1,5 +1,6 @@
 // zarrita.js adapter: registers this package's codecs in zarrita's codec registry. The codecs'
 // behaviour lives in Rust; this file only hands zarrita's chunks to the wasm and back.
+import { type ChunkMeta, chunkMetaOf, receivedByZarrita06 } from "./chunk-meta.js";
 import * as zarr from "zarrita";
 import { decodingInWasm } from "./compressors.js";
 import { GzipCodec } from "./gzip.js";
@@ -23,12 +24,6 @@ export type CodecRegistry = typeof zarr.registry;
 
 type Scalar = number | bigint | boolean | null | undefined;
 
-interface ChunkMeta {
-  dataType: string;
-  shape: number[];
-  codecs: { name: string; configuration?: unknown }[];
-  fillValue: Scalar;
-}
 
 interface Chunk {
   data: ArrayLike<unknown> & { buffer: ArrayBufferLike };
@@ -67,6 +62,10 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
           const [{ arrayToBytesEntry }, glue] = await Promise.all([import("./array-bytes.js"), loadModule(module)]);
           return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec, name, row.name !== module);
         });
+      } else if (name === "bytes") {
+        // zarrita's own, handed (by zarrita 0.6 and fizarrita) the type it receives.
+        const entry = registry.get(name);
+        if (entry && !isOurs(entry)) ours(name, receivingItsType(name, entry as () => Promise<unknown>));
       } else if (row.zarrita === "compress") {
         // zarrita's own codec (numcodecs.js), decoding in the compress (or zstd) module (zarr.get too).
         const entry = registry.get(name);
@@ -76,6 +75,18 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
       }
     }
   }
+}
+
+/**
+ * zarrita's own codec of `name` (its `bytes`), built with the data type it receives where the
+ * zarrita building it hands every codec the array's (zarrita 0.6, fizarrita's workers): after
+ * a `cast_value`, the bytes are of the type cast to.
+ */
+function receivingItsType(name: string, original: () => Promise<unknown>) {
+  return async () => {
+    const Original = (await original()) as { fromConfig(config: unknown, meta: unknown): unknown };
+    return { fromConfig: (config: unknown, meta: unknown) => Original.fromConfig(config, receivedByZarrita06(meta, name, config)) };
+  };
 }
 
 /** A JSON text for a scalar as zarrita holds it (numbers, bigints, NaN, infinities). */
@@ -95,7 +106,8 @@ const encodedMetas = new WeakSet<object>();
  */
 function fillJson(meta: ChunkMeta): string {
   const trusted = encodedMetas.has(meta) || exactCodecLists.has(meta.codecs);
-  const fill = meta.fillValue;
+  // (zarrita 0.6 and fizarrita hand codecs no fill value: 0, which decoding does not use.)
+  const fill = (meta.fillValue ?? 0) as Scalar;
   if (typeof fill === "bigint" && !trusted) return numberJson(Number(fill));
   return scalarToJson(fill);
 }
@@ -112,7 +124,8 @@ function codecPosition(name: string, config: unknown, meta: ChunkMeta): { codecs
 
 function arrayToArrayCodec(wasm: Bindings, name: string) {
   return {
-    fromConfig(config: unknown, meta: ChunkMeta) {
+    fromConfig(config: unknown, given: unknown) {
+      const meta = chunkMetaOf(given, name, config);
       const { codecs, index } = codecPosition(name, config, meta);
       const inner = new wasm.ArrayToArrayCodec(
         exactJson(codecs),

@@ -364,7 +364,7 @@ function writeStepsOf(a: Access): Promise<WriteSteps> {
       if (a.layout.codecs.length && a.layout.codecs_fallback !== null) {
         for (const meta of a.layout.codecs) {
           const codec = await registryCodec(meta, a.layout.codecs, a.layout.stored_data_type, a.layout.stored_chunk_shape);
-          if (!codec) throw new zarr.UnknownCodecError(meta.name);
+          if (!codec) throw codedError("UNKNOWN_CODEC", `no codec "${meta.name}" in zarrita's registry`);
           registry.push(async (bytes) => viaCodec(meta.name, "encode", () => codec.encode(bytes)));
         }
       }
