@@ -6,7 +6,8 @@ import { itemised } from "./data-types.js";
 import { codedError, fromStore, naming, withFields } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
 import { codecNames, requireRegistered, zarritaContext } from "./open.js";
-import { chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
+import { type AnyStore, chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
+import { byThePackage, noteArray } from "./identity.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import { type ArrayAccess, coreAccess, rangesFor } from "./access.js";
@@ -77,6 +78,7 @@ function chunkPlan(arr: Readable, a: ArrayAccess<TileReader>, coords: number[]):
 /** The array extension: `getChunk` on the package's path where it reads the array. */
 function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer) {
   return zarr.defineArrayExtension(async (arr) => {
+    noteArray(arr.store, arr.path);
     const a = await naming(arr.path, () => chunkAccess(arr));
     const set = codedEncode(arr);
     if (typeof a === "string") {
@@ -291,13 +293,24 @@ export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecs
   // metadata text (right after, as the array extension starts) takes instead of asking the
   // store again: one round trip fewer to open an array. Taken once; a few at most are kept.
   const opened = new Map<string, Uint8Array>();
+  // Whether a read that did not come through the package has been reported (see `warnIgnored`).
+  let warned = false;
+  const getRange = (store as AnyStore).getRange;
   return {
+    // (Only where the store has it: zarrita takes a store's getRange as there when it is.)
+    ...(getRange && {
+      getRange(key: zarr.AbsolutePath, range: Parameters<NonNullable<AnyStore["getRange"]>>[1], request?: unknown) {
+        if (!warned && !byThePackage(store, key)) warned = warnIgnored(key);
+        return getRange.call(store, key, range, request);
+      },
+    }),
     async get(key: zarr.AbsolutePath, request?: unknown) {
       if (ownRead(request) && opened.has(key)) {
         const bytes = opened.get(key)!;
         opened.delete(key);
         return bytes;
       }
+      if (!warned && !NODE_FILES.test(key) && !byThePackage(store, key)) warned = warnIgnored(key);
       // A store's failure is STORE_FAILED naming the key (and, for a node's metadata, its path).
       const asked = () => fromStore(key, () => store.get(key, request as never));
       const bytes = METADATA.test(key) ? await naming(nodeOf(key), asked) : await asked();
@@ -311,6 +324,25 @@ export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecs
     arrayExtensions: [chunksHere({ pool: given.pool, workerFetch: given.workerFetch, shardIndexBytes: given.shardIndexBytes }, paced, coalescer)],
   };
 });
+
+/** The files of a node (not of its chunks) that any zarrita reads, and consolidated metadata's. */
+const NODE_FILES = /(^|\/)(zarr\.json|\.zarray|\.zattrs|\.zgroup|\.zmetadata)$/;
+
+/**
+ * Says, once for a wrapped store, that a chunk of it was read straight from the store, not
+ * through the package: the zarrita that opened the array has no store extensions (a zarrita
+ * before 0.7, such as one an app bundles for itself: ome-zarr.js's 0.5), so the wrap does nothing
+ * for its arrays, and their codecs are that zarrita's. Returns true (reported).
+ */
+function warnIgnored(key: string): boolean {
+  console.warn(
+    `zarr-wasm-codecs: ${key} was read straight from a store wrapped by withWasmCodecs: the zarrita that opened its array ` +
+      "has no store extensions (a zarrita older than 0.7, such as one an app bundles for itself), so the wrap does nothing for it " +
+      'and that zarrita\'s own codecs decode it. Make the app use the zarrita you installed (npm: "overrides": { "zarrita": "$zarrita" } ' +
+      "in your package.json), or, where the app exports its zarrita's registry, call registerCodecs(thatRegistry). See docs/apps.md.",
+  );
+  return true;
+}
 
 /** The path of the node whose metadata file `key` is. */
 const nodeOf = (key: string) => key.replace(/\/[^/]*$/, "") || "/";

@@ -8,7 +8,7 @@
 // go on side by side). The turn is taken at the call, so a later call never goes first, and a
 // failed call does not stop the next. The store is the one under any zarrita extensions (see
 // js/identity.ts). Two processes, or two store objects over the same files, are not ordered.
-import { baseStore } from "./identity.js";
+import { baseStore, noteArray } from "./identity.js";
 
 interface Turns {
   /** The end of the last write called. */
@@ -24,7 +24,10 @@ function turnsOf(given: object, path: string): Turns {
   let paths = byStore.get(store);
   if (!paths) byStore.set(store, (paths = new Map()));
   let turns = paths.get(path);
-  if (!turns) paths.set(path, (turns = { write: Promise.resolve(), reads: new Set() }));
+  if (!turns) {
+    paths.set(path, (turns = { write: Promise.resolve(), reads: new Set() }));
+    noteArray(store, path);
+  }
   return turns;
 }
 
