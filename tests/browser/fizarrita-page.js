@@ -16,9 +16,9 @@ async function read(base, names, withPackage) {
     for (const name of names) {
       try {
         const arr = await zarr.open.v3(new zarr.FetchStore(`${base}${name}`), { kind: "array" });
-        // (fizarrita's own worker may never answer a read whose codec it lacks: 20 s at most.)
+        // (fizarrita's own worker never answers a read whose codec it lacks: 5 s at most.)
         const read = getWorker(arr, null, withPackage ? { pool, workerUrl } : { pool });
-        const chunk = withPackage ? await read : await Promise.race([read, new Promise((_, no) => setTimeout(() => no(new Error("no answer in 20 s")), 20000))]);
+        const chunk = withPackage ? await read : await Promise.race([read, new Promise((_, no) => setTimeout(() => no(new Error("no answer in 5 s")), 5000))]);
         out[name] = { shape: chunk.shape, type: chunk.data.constructor.name, hex: hex(chunk.data) };
       } catch (e) {
         out[name] = { error: String(e?.message ?? e) };
