@@ -6,7 +6,7 @@ import * as zarr from "zarrita";
 import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
 import { baseStore } from "./identity.js";
 import { loadModule } from "./load.js";
-import { taggedValidator } from "./remote.js";
+import { taggedValidator } from "./validators.js";
 
 /** A store as the read calls it: zarrita's Readable, with `getRange` where it has one. */
 export type AnyStore = zarr.Readable & {

@@ -178,7 +178,7 @@ export type { PoolOptions } from "./pool.js";
 export type { GetOptions, GetResult, Selection } from "./read.js";
 export type { WorkerFetchInit } from "./fetch.js";
 export { SHARD_INDEX_BYTES } from "./fetch.js";
-export { validatingFetch } from "./remote.js";
+export { validatingFetch } from "./validators.js";
 export { DEFAULT_MERGE } from "./ranges.js";
 export type { MergeLimits } from "./ranges.js";
 export { set } from "./write.js";

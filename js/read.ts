@@ -21,7 +21,8 @@ import {
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { Job, Output } from "./protocol.js";
-import { checkUnchanged, fetchSuffix, fetchValidated, taggedValidator } from "./remote.js";
+import { fetchSuffix, fetchValidated } from "./remote.js";
+import { checkUnchanged, taggedValidator } from "./validators.js";
 import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "./ranges.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";

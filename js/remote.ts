@@ -2,6 +2,7 @@
 // zarrita's FetchStore answers, with the checks a range needs: by the pool's workers (see
 // `GetOptions.workerFetch`), and by the main thread for the shard indexes of such reads.
 import type { Remote, WorkerFetchInit } from "./fetch.js";
+import { checkUnchanged, validatorOf } from "./validators.js";
 
 /**
  * A chunk's (or a run's) stored bytes, fetched as zarrita's FetchStore reads them: 404 is a
@@ -53,27 +54,6 @@ export interface Validated {
 }
 
 /**
- * What tells one version of an object from another, as the server gives it: its ETag, or else
- * its Last-Modified date (undefined where it gives neither).
- */
-export function validatorOf(response: Response): string | undefined {
-  const etag = response.headers.get("etag");
-  if (etag) return `ETag ${etag}`;
-  const modified = response.headers.get("last-modified");
-  return modified ? `Last-Modified ${modified}` : undefined;
-}
-
-/**
- * Refuses (STORE_CHANGED) an answer for the object at `where` whose validator (see
- * `validatorOf`) says it changed since `before`: both known, of one kind, and different.
- */
-export function checkUnchanged(where: string, before: string | undefined, now: string | undefined): void {
-  if (before && now && before !== now && before.split(" ", 1)[0] === now.split(" ", 1)[0]) {
-    throw Object.assign(new Error(`${where} changed since its shard index was read (${before} -> ${now})`), { code: "STORE_CHANGED" });
-  }
-}
-
-/**
  * The last `length` bytes of the object at `url` (a shard's index at its end) in one request
  * (`Range: bytes=-length`, where zarrita's FetchStore asks for the size first): undefined for
  * a missing object (404); a 200 gives the end of the whole object; a 206 must name the end of
@@ -116,44 +96,4 @@ async function request(
     if (e instanceof Error && (e.name === "AbortError" || (e as { code?: string }).code === "STORE_FAILED")) throw e;
     throw failed(e instanceof Error ? e.message : String(e));
   }
-}
-
-/** Validators of the bodies `validatingFetch` read, by their buffer (shared by every copy of the package in a page). */
-const tagged: WeakMap<ArrayBufferLike, string> = ((globalThis as Record<symbol, unknown>)[Symbol.for("zarr-wasm-codecs.validators")] ??= new WeakMap()) as WeakMap<
-  ArrayBufferLike,
-  string
->;
-
-/** The validator of the response a store's answer was read from, where `validatingFetch` read it. */
-export function taggedValidator(bytes: Uint8Array | undefined): string | undefined {
-  return bytes && tagged.get(bytes.buffer);
-}
-
-/**
- * A `fetch` for zarrita's FetchStore (`new zarr.FetchStore(url, { fetch: validatingFetch() })`)
- * that lets the package see each response's validator (`ETag`, or `Last-Modified`), which the
- * store does not show: a read on this thread then checks that the ranges of a shard it fetches
- * come from the version of the shard its kept index was read from, and reads the index again
- * (once) where they do not. `fetch`: the function that makes the requests (by default the
- * global fetch), as the store's own `fetch` option takes it.
- */
-export function validatingFetch(fetch: (request: Request) => Promise<Response> = (request) => globalThis.fetch(request)): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const response = await fetch(request);
-    const validator = validatorOf(response);
-    if (!validator) return response;
-    return new Proxy(response, {
-      get(target, name) {
-        if (name === "arrayBuffer") {
-          return async () => {
-            const body = await target.arrayBuffer();
-            tagged.set(body, validator);
-            return body;
-          };
-        }
-        const value = Reflect.get(target, name, target) as unknown;
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  };
 }
