@@ -7,7 +7,7 @@ import { codedError, fromStore, naming, withFields } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
 import { codecNames, requireRegistered, zarritaContext } from "./open.js";
 import { type AnyStore, chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
-import { byThePackage, noteArray } from "./identity.js";
+import { byThePackage, noteArray } from "./turns.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import { type ArrayAccess, coreAccess, rangesFor } from "./access.js";

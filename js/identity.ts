@@ -38,20 +38,3 @@ function read(store: object): object | undefined {
   }
 }
 
-/** The arrays the package reads, writes or reads for zarrita (`withWasmCodecs`), by store: their paths. */
-const arrays = new WeakMap<object, Set<string>>();
-
-/** Notes that the package reads the array at `path` of `store` (see `byThePackage`). */
-export function noteArray(store: object, path: string): void {
-  const base = baseStore(store);
-  let paths = arrays.get(base);
-  if (!paths) arrays.set(base, (paths = new Set()));
-  paths.add(path.endsWith("/") ? path : `${path}/`);
-}
-
-/** Whether the store key `key` of `store` belongs to an array the package reads (see `noteArray`). */
-export function byThePackage(store: object, key: string): boolean {
-  const paths = arrays.get(baseStore(store));
-  if (paths) for (const path of paths) if (key.startsWith(path)) return true;
-  return false;
-}

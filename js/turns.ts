@@ -8,7 +8,7 @@
 // go on side by side). The turn is taken at the call, so a later call never goes first, and a
 // failed call does not stop the next. The store is the one under any zarrita extensions (see
 // js/identity.ts). Two processes, or two store objects over the same files, are not ordered.
-import { baseStore, noteArray } from "./identity.js";
+import { baseStore } from "./identity.js";
 
 interface Turns {
   /** The end of the last write called. */
@@ -24,10 +24,7 @@ function turnsOf(given: object, path: string): Turns {
   let paths = byStore.get(store);
   if (!paths) byStore.set(store, (paths = new Map()));
   let turns = paths.get(path);
-  if (!turns) {
-    paths.set(path, (turns = { write: Promise.resolve(), reads: new Set() }));
-    noteArray(store, path);
-  }
+  if (!turns) paths.set(path, (turns = { write: Promise.resolve(), reads: new Set() }));
   return turns;
 }
 
@@ -49,4 +46,26 @@ export function readInTurn<T>(store: object, path: string, work: () => Promise<T
   turns.reads.add(end);
   void end.then(() => turns.reads.delete(end));
   return mine;
+}
+
+/**
+ * Notes that the package reads the array at `path` of `store` for zarrita (the wrapped store's
+ * arrays), as it notes those it reads and writes itself: see `byThePackage`.
+ */
+export function noteArray(store: object, path: string): void {
+  turnsOf(store, path);
+}
+
+/**
+ * Whether the store key `key` of `store` is under an array the package reads or writes (one it
+ * has taken turns for, or noted): its parent paths looked up, from the nearest.
+ */
+export function byThePackage(store: object, key: string): boolean {
+  const paths = byStore.get(baseStore(store));
+  if (!paths) return false;
+  for (let at = key.lastIndexOf("/"); at >= 0; at = key.lastIndexOf("/", at - 1)) {
+    if (paths.has(key.slice(0, at) || "/")) return true;
+    if (at === 0) break;
+  }
+  return false;
 }
