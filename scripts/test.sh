@@ -39,8 +39,4 @@ npm run build
 step "Node tests"
 # Two test files at a time (Node's default on two cores is one): most of them wait on Chromium,
 # a child process or the network, and two at once take 376 s where one at a time took 457 s.
-# The viewer test compares two ways' longest main-thread task in Chromium, which another test
-# file's load beside it on two cores upsets (seen: 159 ms against 133 with another file running,
-# 92-125 against 130-203 alone): it runs alone, after the others (about 40 s).
-node --test --test-concurrency=2 $(ls tests/node/*.test.mjs | grep -v '/viewer\.test\.mjs$')
-node --test tests/node/viewer.test.mjs
+node --test --test-concurrency=2 tests/node/*.test.mjs

@@ -88,6 +88,8 @@ try {
       if (seen && !state.loading) loaded.resolve();
     },
   });
+  // A test may profile the main thread while the layer loads (`__loading`, a binding it exposes).
+  await window.__loading?.("start");
   const started = performance.now();
   last = started;
   channel.port2.postMessage(null);
@@ -106,6 +108,7 @@ try {
   }
   probing = false;
   const loadMs = performance.now() - started;
+  await window.__loading?.("end");
   const values = [];
   for (const [lng, lat] of points) {
     const answer = await layer.queryData({ type: "Point", coordinates: [lng, lat] });
