@@ -104,9 +104,6 @@ before(async () => {
     alias: { "zarr-wasm-codecs": join(root, "dist/inline.js") },
     logLevel: "error",
   });
-  // MapLibre 6 starts its workers from maplibre-gl-worker.mjs beside the module that imports it
-  // (here, the bundle): without it a worker fails to load, and the map, when that failure comes
-  // before its load, never loads (seen once in eight loads here).
   // esbuild heads each module's code with a comment naming its path.
   let current = "";
   moduleAt = readFileSync(join(out, "viewer.bundle.js"), "utf8").split("\n").map((line) => {
@@ -114,6 +111,9 @@ before(async () => {
     if (named) current = named[1];
     return current;
   });
+  // MapLibre 6 starts its workers from maplibre-gl-worker.mjs beside the module that imports it
+  // (here, the bundle): without it a worker fails to load, and the map, when that failure comes
+  // before its load, never loads (seen once in eight loads here).
   copyFileSync(join(root, "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs"), join(out, "maplibre-gl-worker.mjs"));
   writeFileSync(join(out, "index.html"), `<!doctype html><meta charset="utf-8"><title>viewer</title>
 <link rel="stylesheet" href="/node_modules/maplibre-gl/dist/maplibre-gl.css">
