@@ -5,7 +5,7 @@ import * as zarr from "zarrita";
 import { itemised } from "./data-types.js";
 import { codedError, fromStore, naming, withFields } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
-import { codecNames, requireRegistered, zarritaContext } from "./open.js";
+import { checkMetadata, codecNames, requireRegistered, zarritaContext } from "./open.js";
 import { type AnyStore, chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
 import { byThePackage, noteArray } from "./turns.js";
 import { type TileReader, typedArrayFor } from "./place.js";
@@ -75,60 +75,77 @@ function chunkPlan(arr: Readable, a: ArrayAccess<TileReader>, coords: number[]):
   return { ...plan, shape: chunks.slice(), size, dims: plan.dims.map((d, i) => ({ ...d, count: chunks[i] })) };
 }
 
-/** The array extension: `getChunk` on the package's path where it reads the array. */
+/**
+ * The array extension: `getChunk` on the package's path where it reads the array. Opening an
+ * array refuses what no reader may read, with the module its reads load anyway (as `open`
+ * does: the packing module for an array its attributes pack, which `getDecoded` reads, unless
+ * the core module is loaded); how zarrita's chunks are read (and the core module that reads
+ * them) is settled at the first `getChunk`, so that an array only `getDecoded` reads downloads
+ * no more than through `open`.
+ */
 function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer) {
   return zarr.defineArrayExtension(async (arr) => {
     noteArray(arr.store, arr.path);
-    const a = await naming(arr.path, () => chunkAccess(arr));
-    const set = codedEncode(arr);
-    if (typeof a === "string") {
-      const names = codecNames((await metadataText(arr))?.text);
-      if (!names.every((name) => zarr.registry.get(name)) && (await packageReads(arr))) {
-        // Codecs zarrita lacks (numcodecs' vlen-bytes, categorize, ...) of an array the
-        // package reads (strings and bytes of any length, fixed-length strings): each chunk
-        // read on the package's path and handed back in zarrita's own item form.
-        return { ...set, getChunk: (coords: number[], request?: { signal?: AbortSignal }) => naming(arr.path, () => chunkItems(arr, coords, request?.signal)) };
-      }
-      // zarrita's own getChunk, after the check that its registry has every codec: zarrita
-      // loads them all at once and, past the first it lacks, leaves the others' failures
-      // unhandled.
-      return {
-        ...set,
-        getChunk(...args: Parameters<typeof arr.getChunk>) {
-          return naming(arr.path, async () => {
-            requireRegistered(names);
-            return arr.getChunk(...args);
-          });
-        },
-      };
-    }
-    const Out = typedArrayFor(a.layout.data_type)!;
-    const fill = Uint8Array.from(a.layout.fill_bytes);
-    const together = shardsTogether(arr, a, options, paced, coalescer);
+    await naming(arr.path, () => checkMetadata(arr));
+    let reader: ChunkReader | undefined;
+    let settling: Promise<ChunkReader> | undefined;
+    const settled = () => (settling ??= naming(arr.path, () => chunkReader(arr, options, paced, coalescer)).then((r) => (reader = r)));
     return {
-      ...set,
+      ...codedEncode(arr),
       getChunk(coords: number[], request?: { signal?: AbortSignal }, opts?: { useSharedArrayBuffer?: boolean }) {
-        const signal = request?.signal;
-        const read = { ...options, signal, useSharedArrayBuffer: opts?.useSharedArrayBuffer };
-        // A whole chunk on one thread: its own short path (a viewer's tile is one).
-        const plain = plainChunk(arr, a, coords, read);
-        let plan: Plan | undefined;
-        try {
-          if (!plain) plan = chunkPlan(arr, a, coords);
-        } catch (e) {
-          return naming(arr.path, () => Promise.reject(e));
-        }
-        const shards = plan && together?.(plan, signal);
-        return naming(arr.path, () => inReadTurn(arr, read, async () => {
-          const { data } = plan
-            ? await readPlan(arr, a, plan, read, Out, fill, { paced, whole: true, coalescer, shards })
-            : { data: await readChunk(arr, a, coords, read, Out, fill, paced) };
-          // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
-          return { data, shape: arr.chunks.slice(), stride: cOrderStrides(arr.chunks) } as zarr.Chunk<zarr.DataType>;
-        }), signal);
+        if (reader) return reader(coords, request, opts);
+        return settled().then((r) => r(coords, request, opts));
       },
     };
   });
+}
+
+/** zarrita's `getChunk`, as the array extension gives it. */
+type ChunkReader = (coords: number[], request?: { signal?: AbortSignal }, opts?: { useSharedArrayBuffer?: boolean }) => Promise<zarr.Chunk<zarr.DataType>>;
+
+/** How zarrita's chunks of `arr` are read: on the package's path, as items the package reads, or by zarrita. */
+async function chunkReader(arr: Readable, options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer): Promise<ChunkReader> {
+  const a = await chunkAccess(arr);
+  if (typeof a === "string") {
+    const names = codecNames((await metadataText(arr))?.text);
+    if (!names.every((name) => zarr.registry.get(name)) && (await packageReads(arr))) {
+      // Codecs zarrita lacks (numcodecs' vlen-bytes, categorize, ...) of an array the
+      // package reads (strings and bytes of any length, fixed-length strings): each chunk
+      // read on the package's path and handed back in zarrita's own item form.
+      return (coords, request) => naming(arr.path, () => chunkItems(arr, coords, request?.signal));
+    }
+    // zarrita's own getChunk, after the check that its registry has every codec: zarrita
+    // loads them all at once and, past the first it lacks, leaves the others' failures
+    // unhandled.
+    return (...args) =>
+      naming(arr.path, async () => {
+        requireRegistered(names);
+        return arr.getChunk(...args);
+      });
+  }
+  const Out = typedArrayFor(a.layout.data_type)!;
+  const fill = Uint8Array.from(a.layout.fill_bytes);
+  const together = shardsTogether(arr, a, options, paced, coalescer);
+  return (coords, request, opts) => {
+    const signal = request?.signal;
+    const read = { ...options, signal, useSharedArrayBuffer: opts?.useSharedArrayBuffer };
+    // A whole chunk on one thread: its own short path (a viewer's tile is one).
+    const plain = plainChunk(arr, a, coords, read);
+    let plan: Plan | undefined;
+    try {
+      if (!plain) plan = chunkPlan(arr, a, coords);
+    } catch (e) {
+      return naming(arr.path, () => Promise.reject(e));
+    }
+    const shards = plan && together?.(plan, signal);
+    return naming(arr.path, () => inReadTurn(arr, read, async () => {
+      const { data } = plan
+        ? await readPlan(arr, a, plan, read, Out, fill, { paced, whole: true, coalescer, shards })
+        : { data: await readChunk(arr, a, coords, read, Out, fill, paced) };
+      // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
+      return { data, shape: arr.chunks.slice(), stride: cOrderStrides(arr.chunks) } as zarr.Chunk<zarr.DataType>;
+    }), signal);
+  };
 }
 
 /** The part inside the array of zarrita's chunk at `coords`, as a selection; INVALID_SELECTION for coordinates that name no chunk. */

@@ -100,6 +100,16 @@ async function metadataReader(found: MetadataText) {
 }
 
 /**
+ * Refuses, as `open` does, the metadata of `arr` that no reader may read (codecs out of zarr
+ * v3's order, an unknown or malformed data type, a fill value the type cannot hold), read with
+ * the module `open` would read it with (see `metadataReader`).
+ */
+export async function checkMetadata(arr: zarr.Location<zarr.Readable>): Promise<void> {
+  const found = await metadataText(arr);
+  if (found) (await metadataReader(found)).check(found.text);
+}
+
+/**
  * zarrita's own record of an array (its context: the codec pipeline zarr.set encodes with, ...),
  * under a symbol of zarrita's, which an array extension or stand-in overrides to change how
  * zarrita encodes; undefined where none is found.

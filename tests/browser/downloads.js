@@ -1,10 +1,12 @@
 // The read scenarios whose downloads tests/node/downloads.test.mjs measures, each as an app
-// would write it, each two ways: the package's `open` over a FetchStore (`way=open`), or
-// `registerCodecs()` and zarrita's `zarr.open` (`way=zarrita`); then the package's `get` (or
+// would write it, each three ways: the package's `open` over a FetchStore (`way=open`), or
+// `registerCodecs()` and zarrita's `zarr.open` (`way=zarrita`), then the package's `get` (or
+// `getDecoded`); or zarrita's `zarr.open` over the FetchStore wrapped by `withWasmCodecs`
+// (`way=wrapped`), as zarrita apps read, then zarrita's `zarr.get` (or the package's
 // `getDecoded`). Each gives the values it read, in hex, for the test to hold to zarr-python's
 // (or xarray's).
 import * as zarr from "zarrita";
-import { get, getDecoded, open, registerCodecs } from "zarr-wasm-codecs";
+import { get, getDecoded, open, registerCodecs, withWasmCodecs } from "zarr-wasm-codecs";
 import { hex } from "./hex.js";
 
 const SCENARIOS = {
@@ -25,10 +27,12 @@ export async function run(name, way) {
   let arr;
   if (way === "open") {
     arr = await open(store);
+  } else if (way === "wrapped") {
+    arr = await zarr.open.v3(withWasmCodecs(store), { kind: "array" });
   } else {
     registerCodecs();
     arr = await zarr.open.v3(store, { kind: "array" });
   }
-  const chunk = await scenario.read(arr);
+  const chunk = way === "wrapped" && scenario.read === get ? await zarr.get(arr) : await scenario.read(arr);
   return { shape: chunk.shape, hex: hex(chunk.data) };
 }

@@ -1,8 +1,9 @@
 // The package's open reads a CF-packed array's metadata with the packing module (the module
-// getDecoded reads it with), any other with the core module: both the same way. In a process of
-// its own (a file of its own), where nothing has loaded the core module yet: CF stores of
-// xarray's read exactly through open + getDecoded; metadata no reader may read is refused with the
-// same code and message by either module (open before the core module is loaded, then after).
+// getDecoded reads it with), any other with the core module: both the same way; so does zarr.open
+// over withWasmCodecs. In a process of its own (a file of its own), where nothing has loaded the
+// core module yet: CF stores of xarray's read exactly through open + getDecoded and zarr.open over
+// withWasmCodecs + getDecoded; metadata no reader may read is refused with the same code and
+// message by either module (each way of opening, before the core module is loaded, then after).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ import { gunzipSync } from "node:zlib";
 
 import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
-import { getDecoded, loadWasm, open } from "zarr-wasm-codecs";
+import { getDecoded, loadWasm, open, withWasmCodecs } from "zarr-wasm-codecs";
 
 const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
 const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -31,25 +32,33 @@ function cfStore(edit) {
   return { get: async (k) => files.get(k) };
 }
 
-// Metadata no reader may read, each with the code both modules give.
+// Metadata no reader may read, each with the code both modules give (and, where it differs, the
+// wrapped store's: zarrita cannot open an array of a data type it lacks, which the wrapped store
+// says first).
 const BROKEN = {
   "codecs out of order": [(m) => m.codecs.reverse(), "INVALID_METADATA"],
   "a fill value int16 cannot hold": [(m) => (m.fill_value = 40000), "INVALID_SCALAR"],
-  "an unknown data type": [(m) => (m.data_type = "int17"), "UNKNOWN_DATA_TYPE"],
+  "an unknown data type": [(m) => (m.data_type = "int17"), "UNKNOWN_DATA_TYPE", "UNSUPPORTED"],
   "a malformed bytes configuration": [(m) => (m.codecs[0].configuration.endian = "middle"), "INVALID_CONFIG"],
   "no array -> bytes codec": [(m) => m.codecs.splice(0, 1), "INVALID_METADATA"],
 };
 
-async function refusals() {
+// The two ways of opening: the package's open, and zarr.open over withWasmCodecs.
+const OPENS = {
+  open: (store) => open(zarr.root(store)),
+  wrapped: (store) => zarr.open.v3(zarr.root(withWasmCodecs(store)), { kind: "array" }),
+};
+
+async function refusals(how) {
   const out = {};
   for (const [name, [edit]] of Object.entries(BROKEN)) {
-    const e = await open(zarr.root(cfStore(edit))).then(() => undefined, (x) => x);
+    const e = await OPENS[how](cfStore(edit)).then(() => undefined, (x) => x);
     out[name] = e && { code: e.code, message: e.message };
   }
   return out;
 }
 
-test("open refuses a CF array's broken metadata with the packing module as the core module does; CF stores read exactly", async () => {
+test("open and zarr.open over withWasmCodecs refuse a CF array's broken metadata with the packing module as the core module does; CF stores read exactly", async () => {
   // Before anything loads the core module: open reads these with the packing module.
   const cases = [
     ["stores/xr_cf_v3.zarr", "t", readFileSync(join(fixtures, "stores/xr_cf_v3.expected.bin"))],
@@ -60,10 +69,16 @@ test("open refuses a CF array's broken metadata with the packing module as the c
   for (const [store, path, expected] of cases) {
     const arr = await open(zarr.root(new FileSystemStore(join(fixtures, store))).resolve(path));
     assert.deepEqual(bits((await getDecoded(arr)).data), expected, store);
+    const wrapped = await zarr.open(zarr.root(withWasmCodecs(new FileSystemStore(join(fixtures, store)))).resolve(path), { kind: "array" });
+    assert.deepEqual(bits((await getDecoded(wrapped)).data), expected, `${store}, over withWasmCodecs`);
   }
-  const packing = await refusals();
-  for (const [name, [, code]] of Object.entries(BROKEN)) assert.equal(packing[name]?.code, code, `${name}: ${packing[name]?.message}`);
-  // Then with the core module loaded: open reads them with it, and says the same.
+  const packing = { open: await refusals("open"), wrapped: await refusals("wrapped") };
+  for (const how of Object.keys(OPENS)) {
+    for (const [name, [, code, wrapped = code]] of Object.entries(BROKEN)) {
+      assert.equal(packing[how][name]?.code, how === "wrapped" ? wrapped : code, `${how}, ${name}: ${packing[how][name]?.message}`);
+    }
+  }
+  // Then with the core module loaded: each way reads them with it, and says the same.
   await loadWasm();
-  assert.deepEqual(await refusals(), packing);
+  assert.deepEqual({ open: await refusals("open"), wrapped: await refusals("wrapped") }, packing);
 });
