@@ -11,7 +11,7 @@
 // check sees them). The longest main-thread task is printed, not compared: it is MapLibre's and
 // zarr-layer's own work (texture uploads, drawing), on two cores shared with the workers and
 // SwiftShader, and came out either way round from one run to the next (CI: 165 ms wrapped
-// against 125; here 93 against 98, then 89 against 102).
+// against 125; here 98 against 93, then 89 against 102).
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
