@@ -89,7 +89,15 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coale
     await naming(arr.path, () => checkMetadata(arr));
     let reader: ChunkReader | undefined;
     let settling: Promise<ChunkReader> | undefined;
-    const settled = () => (settling ??= naming(arr.path, () => chunkReader(arr, options, paced, coalescer)).then((r) => (reader = r)));
+    // (A failure, a store's say, is not kept: the next getChunk tries again.)
+    const settled = () =>
+      (settling ??= naming(arr.path, () => chunkReader(arr, options, paced, coalescer)).then(
+        (r) => (reader = r),
+        (e) => {
+          settling = undefined;
+          throw e;
+        },
+      ));
     return {
       ...codedEncode(arr),
       getChunk(coords: number[], request?: { signal?: AbortSignal }, opts?: { useSharedArrayBuffer?: boolean }) {
