@@ -89,7 +89,7 @@ function chunksHere(options: WasmCodecsOptions, paced: Limiter, coalescer: Coale
     await naming(arr.path, () => checkMetadata(arr));
     let reader: ChunkReader | undefined;
     let settling: Promise<ChunkReader> | undefined;
-    // (A failure, a store's say, is not kept: the next getChunk tries again.)
+    // (A failure, a module that could not load say, is not kept: the next getChunk tries again.)
     const settled = () =>
       (settling ??= naming(arr.path, () => chunkReader(arr, options, paced, coalescer)).then(
         (r) => (reader = r),
