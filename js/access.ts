@@ -216,11 +216,6 @@ async function access<R extends TileReader>(
   return { reader, readerAt, layout, chunkShape, compressors, stages, index, memory, text, kind, modules, key: accessKeys++ };
 }
 
-/** Whether the package can read the array's chunks from its store: a shard's need getRange. */
-export function rangesFor(arr: Readable, a: ArrayAccess<TileReader>): boolean {
-  return !a.layout.shard || Boolean((arr.store as AnyStore).getRange);
-}
-
 /** Per-array access, built once (a failure is not kept). */
 export function cached<R extends TileReader>(make: (arr: Readable) => Promise<ArrayAccess<R> | string>) {
   const cache = new WeakMap<object, Promise<ArrayAccess<R> | string>>();

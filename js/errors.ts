@@ -148,13 +148,15 @@ export async function namingChunk<T>(key: string, work: () => T | Promise<T>): P
 
 /**
  * Runs a store's request for `key` (or for `range` of it): an error it throws (other than an
- * abort) becomes STORE_FAILED, naming the key (and the range), with the store's error as `cause`.
+ * abort) becomes STORE_FAILED, naming the key (and the range), with the store's error as `cause`;
+ * one of the package's own (a `validatingFetch` refusal, say) keeps its code and gains the key.
  */
 export async function fromStore<T>(key: string, request: () => T | Promise<T>, range?: { offset: number; length: number }): Promise<T> {
   try {
     return await request();
   } catch (e) {
-    if (isCodecError(e) || (e instanceof Error && e.name === "AbortError")) throw e;
+    if (isCodecError(e)) throw withFields(e, { key });
+    if (e instanceof Error && e.name === "AbortError") throw e;
     const said = e instanceof Error ? e.message : String(e);
     const what = range ? `${key} (bytes ${range.offset}-${range.offset + range.length - 1})` : key;
     throw withFields(codedError("STORE_FAILED", `the store failed on ${what}: ${said}`, e), { key });

@@ -6,14 +6,14 @@ import { itemised } from "./data-types.js";
 import { codedError, fromStore, naming, withFields } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
 import { checkMetadata, codecNames, requireRegistered, zarritaContext } from "./open.js";
-import { type AnyStore, chunkLocator, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
+import { type AnyStore, chunkLocator, rangesOf, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
 import { byThePackage, noteArray } from "./turns.js";
 import { type TileReader, typedArrayFor } from "./place.js";
 import type { WorkerPool } from "./pool.js";
-import { type ArrayAccess, coreAccess, rangesFor } from "./access.js";
+import { type ArrayAccess, coreAccess } from "./access.js";
 import {
-  concurrencyOf, DEFAULT_CONCURRENCY, getNow, inReadTurn, type Limiter, plainChunk, readChunk, readPlan, shardIndexBytesOf, wholeShards,
-  workerFetchOf,
+  concurrencyOf, DEFAULT_CONCURRENCY, getNow, immutableOf, inReadTurn, type Limiter, plainChunk, readChunk, readPlan, shardIndexBytesOf,
+  wholeShards, workerFetchOf,
 } from "./read.js";
 import { vlenAccess } from "./vlen.js";
 import { limiter, poolOf } from "./schedule.js";
@@ -46,6 +46,8 @@ export interface WasmCodecsOptions {
   mergeRanges?: Partial<MergeLimits>;
   /** How many bytes of each sharded array's shard indexes are kept between reads (see `GetOptions.shardIndexBytes`). */
   shardIndexBytes?: number;
+  /** The store's shards are never rewritten while it is read: indexes kept without validators (see `GetOptions.immutable`). */
+  immutable?: boolean;
 }
 
 /**
@@ -55,7 +57,6 @@ export interface WasmCodecsOptions {
 async function chunkAccess(arr: Readable): Promise<ArrayAccess<TileReader> | string> {
   const a = await coreAccess(arr);
   if (typeof a === "string") return a;
-  if (!rangesFor(arr, a)) return "a sharded array over a store without getRange";
   // Items that are not one number (bool, complex, strings, ...) come as zarrita's own classes.
   if (itemised(a.layout.array_data_type)) return `${a.layout.array_data_type.name} items are zarrita's`;
   if (typedArrayFor(a.layout.data_type) !== typedArrayFor(arr.dtype)) return `zarrita reads ${arr.dtype}, not ${a.layout.data_type}`;
@@ -169,7 +170,7 @@ function chunkSelection(arr: Readable, coords: number[]): zarr.Slice[] {
 async function packageReads(arr: Readable): Promise<boolean> {
   if (await vlenAccess(arr)) return true;
   const a = await coreAccess(arr);
-  return typeof a !== "string" && rangesFor(arr, a) !== false;
+  return typeof a !== "string";
 }
 
 /**
@@ -260,22 +261,22 @@ function codedEncode(arr: Readable): Record<symbol, unknown> {
  * all of them, its index read from its bytes. Returns, for a chunk's plan, the function that
  * gives the shard bytes of its boxes (decided in a microtask, after zarr.get's loop has asked
  * for every chunk and before any of their reads begins); undefined where the array is not
- * sharded or the workers fetch.
+ * sharded. (With `workerFetch` too: a whole shard comes through the store in one request.)
  */
 function shardsTogether(arr: Readable, a: ArrayAccess<TileReader>, options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer) {
-  if (!a.index || (options.pool && options.workerFetch)) return undefined;
+  if (!a.index) return undefined;
   const per = a.index.perShard;
   type Batch = { plans: Plan[]; shards?: (box: Box) => Promise<Uint8Array | undefined> | undefined };
   const open = new Map<AbortSignal | undefined, Batch>();
   const decide = (batch: Batch) => {
     const whole = wholeShards(a, { boxes: batch.plans.flatMap((p) => p.boxes) }, coalescer.limits.size);
     if (!whole) return;
-    const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options) });
+    const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options), immutable: options.immutable });
     const fetched = new Map<string, Promise<Uint8Array | undefined> | undefined>();
     batch.shards = (box) => {
       if (!whole(box)) return undefined;
       const shard = String(shardCoordsOf(per, box.coords));
-      if (!fetched.has(shard)) fetched.set(shard, locate.whole!(box.coords));
+      if (!fetched.has(shard)) fetched.set(shard, locate.whole(box.coords));
       return fetched.get(shard);
     };
   };
@@ -310,6 +311,7 @@ export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecs
   const paced = limiter(concurrencyOf(given, DEFAULT_CONCURRENCY));
   const coalescer = new Coalescer(mergeLimitsOf(given.mergeRanges));
   shardIndexBytesOf(given);
+  immutableOf(given);
   if (given.pool) {
     poolOf(given);
     workerFetchOf(given, store);
@@ -320,15 +322,14 @@ export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecs
   const opened = new Map<string, Uint8Array>();
   // Whether a read that did not come through the package has been reported (see `warnIgnored`).
   let warned = false;
-  const getRange = (store as AnyStore).getRange;
+  // (A store without getRange, a Map say, gets one that cuts the range out of the whole object:
+  // zarrita reads sharded arrays only through getRange.)
+  const ranges = rangesOf(store as AnyStore);
   return {
-    // (Only where the store has it: zarrita takes a store's getRange as there when it is.)
-    ...(getRange && {
-      getRange(key: zarr.AbsolutePath, range: Parameters<NonNullable<AnyStore["getRange"]>>[1], request?: unknown) {
-        if (!warned && !byThePackage(store, key)) warned = warnIgnored(key);
-        return getRange.call(store, key, range, request);
-      },
-    }),
+    getRange(key: zarr.AbsolutePath, range: Parameters<NonNullable<AnyStore["getRange"]>>[1], request?: unknown) {
+      if (!warned && !byThePackage(store, key)) warned = warnIgnored(key);
+      return fromStore(key, () => ranges.getRange(key, range, request));
+    },
     async get(key: zarr.AbsolutePath, request?: unknown) {
       if (ownRead(request) && opened.has(key)) {
         const bytes = opened.get(key)!;
@@ -346,7 +347,9 @@ export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecs
       }
       return bytes;
     },
-    arrayExtensions: [chunksHere({ pool: given.pool, workerFetch: given.workerFetch, shardIndexBytes: given.shardIndexBytes }, paced, coalescer)],
+    arrayExtensions: [
+      chunksHere({ pool: given.pool, workerFetch: given.workerFetch, shardIndexBytes: given.shardIndexBytes, immutable: given.immutable }, paced, coalescer),
+    ],
   };
 });
 

@@ -6,7 +6,8 @@ import * as zarr from "zarrita";
 import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
 import { baseStore } from "./identity.js";
 import { loadModule } from "./load.js";
-import { taggedValidator } from "./validators.js";
+import { taggedVersion, throughAppFetch, validatorsSetAside } from "./validators.js";
+import type { Version } from "./versions.js";
 
 /** A store as the read calls it: zarrita's Readable, with `getRange` where it has one. */
 export type AnyStore = zarr.Readable & {
@@ -169,59 +170,147 @@ export interface Fetched {
   remote?: Remote;
 }
 
-/** Where an inner chunk's stored bytes are: its store key (for errors), its shard's path and its range there; or that it is missing. */
+/**
+ * Where an inner chunk's stored bytes are: its store key (for errors), its shard's path and its
+ * range there; or that it is missing. `table`: the shard's own index as it was read (undefined:
+ * the shard itself was missing), whose validator its bytes must come with.
+ */
 export type Located =
-  | { key: string; path: zarr.AbsolutePath; range: Range; missing?: false; validator?: string }
-  | { key: string; missing: true };
+  | { key: string; path: zarr.AbsolutePath; range: Range; missing?: false; table: Table }
+  | { key: string; path: zarr.AbsolutePath; missing: true; table: Table | undefined };
 
-/** A level's index entries (offset, length of each chunk, as numbers), and the validator of the shard they were read from (see `validatorOf`). */
-interface Table {
+/**
+ * A level's index entries (offset, length of each chunk, as numbers), the validator of the
+ * answer they were read from (see `Version`), and when its read began (see `chunkLocator`).
+ */
+export interface Table {
   entries: Float64Array;
-  validator?: string;
+  version?: Version;
+  began: number;
+  /** Read through a fetch of the app's own (see `throughAppFetch`). */
+  appFetch: boolean;
+}
+
+/** Counts reads and index requests as they begin: an index whose request began after a read did is that read's own. */
+let began = 0;
+
+/** A store's answers as a read asks for them: ranges of objects, and whole objects. */
+export interface Ranges {
+  getRange(path: zarr.AbsolutePath, range: Range | { suffixLength: number }, opts?: unknown): Promise<Uint8Array | undefined>;
+  get(path: zarr.AbsolutePath, opts?: unknown): Promise<Uint8Array | undefined>;
+}
+
+/**
+ * How a read asks `store` for ranges: its `getRange`; for a store without one (a Map, a store of
+ * an app's own), each object whole with `get` (with `once`, once: what one read asks, kept for
+ * its other ranges of the object), and the ranges cut out of it.
+ */
+export function rangesOf(store: AnyStore, once = false): Ranges {
+  const get = (path: zarr.AbsolutePath, opts?: unknown) => store.get(path, opts);
+  if (store.getRange) return { getRange: (path, range, opts) => store.getRange!(path, range, opts), get };
+  const objects = new Map<string, Promise<Uint8Array | undefined>>();
+  return {
+    get,
+    getRange(path, range, opts) {
+      let whole = objects.get(path);
+      if (!whole) {
+        whole = store.get(path, opts);
+        if (once) {
+          objects.set(path, whole);
+          whole.catch(() => objects.delete(path));
+        }
+      }
+      return whole.then((bytes) => {
+        if (!bytes) return undefined;
+        if ("suffixLength" in range) return bytes.subarray(Math.max(0, bytes.length - range.suffixLength));
+        return bytes.subarray(range.offset, Math.min(bytes.length, range.offset + range.length));
+      });
+    },
+  };
+}
+
+/**
+ * `store`, or where it has no getRange (a Map, a store of an app's own), the same store with one
+ * that cuts ranges out of whole objects (see `rangesOf`): what zarrita needs to make an array
+ * of a sharded array over it. (Its other properties are the store's own, each function bound
+ * to it; the store under it is the same one, see js/identity.ts.)
+ */
+export function withRanges<S extends object>(store: S): S {
+  if ((store as AnyStore).getRange) return store;
+  const { getRange } = rangesOf(store as unknown as AnyStore);
+  return new Proxy(store, {
+    get(target, name) {
+      if (name === "getRange") return getRange;
+      const value = Reflect.get(target, name, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+    has: (target, name) => name === "getRange" || Reflect.has(target, name),
+  });
 }
 
 /**
  * For a sharded array, a function giving where each inner chunk's stored bytes are: its range
- * in its shard, read from the shard's indexes (read once, kept between reads, up to
- * `cacheBytes`; see `ShardIndexes`), each request made through `paced`.
+ * in its shard, read from the shard's indexes, each request through `ranges` (the store's own
+ * requests) and `paced`. Indexes are kept between reads (up to `cacheBytes`; see
+ * `ShardIndexes`) only where their answer's validator tells versions apart (or `immutable`
+ * says the store never changes): an index without one is the reads' that use it at once, and
+ * forgotten as the last of them ends (`done`).
  */
 export function chunkLocator(
   arr: zarr.Location<zarr.Readable>,
   a: ChunkSource,
-  how: {
-    paced?: <T>(request: () => Promise<T>) => Promise<T>;
-    cacheBytes?: number;
-    /** Reads a shard index's range, where the store is not asked (see `GetOptions.workerFetch`). */
-    getRange?: (path: zarr.AbsolutePath, range: Range | { suffixLength: number }) => Promise<{ bytes: Uint8Array; validator?: string } | undefined>;
-  } = {},
+  how: { paced?: <T>(request: () => Promise<T>) => Promise<T>; cacheBytes?: number; immutable?: boolean; ranges?: Ranges } = {},
 ): Locator {
   const { paced = (request) => request(), cacheBytes = SHARD_INDEX_BYTES } = how;
   const store = arr.store as AnyStore;
+  const ranges = how.ranges ?? rangesOf(store);
   const { layout, index } = a;
   if (!index || !layout.shard) throw codedError("INTERNAL", "a chunk locator for an array that is not sharded");
   const indexes = shardIndexesOf(arr, index);
-  // With no bytes to keep between reads, the read forgets, as it ends (`done`), every index it
-  // used (kept meanwhile, under the bound other reads gave, so that its chunks share them).
-  const used = cacheBytes === 0 ? new Set<string>() : undefined;
-  if (!used) indexes.limit = cacheBytes;
+  if (cacheBytes > 0) indexes.limit = cacheBytes;
+  const start = ++began;
+  // The indexes this read used (each counted once), and those it asked the store for.
+  const used = new Set<IndexEntry>();
+  const asked = new Set<IndexEntry>();
+  // Whether an index is kept once no read uses it: read from an answer whose validator tells
+  // versions apart (while the store's validators are not set aside), or from a store said to
+  // be immutable; never with no bytes to keep.
+  const keep = (table: Table | undefined) =>
+    cacheBytes > 0 && (how.immutable === true || (table?.version?.trusted === true && !validatorsSetAside(store)));
+  // Indexes whose request was still under way when this read first used them: answered after
+  // the read began, as good as its own.
+  const joined = new WeakSet<Table>();
+  const use = (entry: IndexEntry) => {
+    if (!used.has(entry)) {
+      used.add(entry);
+      entry.users++;
+      if (!entry.settled) void entry.table.then((t) => t && joined.add(t), () => {});
+    }
+    return entry.table;
+  };
   // A level's index entries from its stored bytes (`raw`; undefined: a missing shard).
-  const tableOf = (read: Promise<Uint8Array | { bytes: Uint8Array; validator?: string } | undefined>, depth: number, within: Range | undefined, name: string) => {
+  const tableOf = (read: Promise<Uint8Array | undefined>, depth: number, within: Range | undefined, name: string, at: number) => {
     const level = index.levels[depth];
-    return read.then((answer): Promise<Table | undefined> =>
+    return read.then((raw): Promise<Table | undefined> =>
       namingChunk(`${name} (shard index)`, async () => {
-        // (A store's answer carries its response's validator where `validatingFetch` read it.)
-        const [raw, validator] = answer instanceof Uint8Array || !answer ? [answer, taggedValidator(answer)] : [answer.bytes, answer.validator];
         if (!raw && !within) return undefined;
         if (!raw || raw.length !== level.bytes) {
           throw codedError("CHUNK_LENGTH", `the shard index has ${raw?.length ?? 0} bytes, not ${level.bytes}`);
         }
+        // (A store's answer carries its response's validator where `validatingFetch` read it.)
+        const [version, appFetch] = [taggedVersion(raw), throughAppFetch(raw)];
         const bytes = await level.unpack(raw);
         // Read by the reader's module (entries checked, each exact as a number): a
         // getDecoded reads with the packing module alone.
         const chunks = level.per.reduce((x, y) => x * y, 1);
-        return { entries: (await loadModule(a.kind ?? "core")).shardIndexEntries(bytes, level.little, chunks), validator };
+        return { entries: (await loadModule(a.kind ?? "core")).shardIndexEntries(bytes, level.little, chunks), version, began: at, appFetch };
       }),
     );
+  };
+  const kept = (id: string, read: Promise<Uint8Array | undefined>, depth: number, within: Range | undefined, name: string) => {
+    const entry = indexes.set(id, tableOf(read, depth, within, name, ++began), index.levels[depth].bytes);
+    asked.add(entry);
+    return use(entry);
   };
   const shardOf = (coords: number[]) => {
     const shardKey = chunkKey(layout, shardCoordsOf(index.perShard, coords));
@@ -234,23 +323,20 @@ export function chunkLocator(
   const entriesOf = (path: zarr.AbsolutePath, depth: number, within: Range | undefined, name: string) => {
     const level = index.levels[depth];
     const id = within ? `${path}\u0000${depth}\u0000${within.offset}` : path;
-    used?.add(path);
-    let table = indexes.get(id);
-    if (!table) {
-      let range: Range | { suffixLength: number };
-      if (!within) {
-        range = level.atEnd ? { suffixLength: level.bytes } : { offset: 0, length: level.bytes };
-      } else if (within.length < level.bytes) {
-        return Promise.reject(lengthError(name, `the chunk has ${within.length} bytes, fewer than its shard index's ${level.bytes}`));
-      } else {
-        range = { offset: within.offset + (level.atEnd ? within.length - level.bytes : 0), length: level.bytes };
-      }
-      // Not cancelled with this read: other reads may be waiting for the same index.
-      const read = how.getRange ?? ((p: zarr.AbsolutePath, r: Range | { suffixLength: number }) => store.getRange!(p, r));
-      table = tableOf(paced(() => fromStore<Uint8Array | { bytes: Uint8Array; validator?: string } | undefined>(path, () => read(path, range))), depth, within, name);
-      indexes.set(id, table, level.bytes);
+    const found = indexes.get(id);
+    // (One kept without a validator, for reads that said the store immutable, is not this
+    // read's to trust unless it says so too, or reads at once with one that uses it.)
+    if (found && !(found.users === 0 && found.settled && !keep(found.settled.table))) return use(found);
+    let range: Range | { suffixLength: number };
+    if (!within) {
+      range = level.atEnd ? { suffixLength: level.bytes } : { offset: 0, length: level.bytes };
+    } else if (within.length < level.bytes) {
+      return Promise.reject(lengthError(name, `the chunk has ${within.length} bytes, fewer than its shard index's ${level.bytes}`));
+    } else {
+      range = { offset: within.offset + (level.atEnd ? within.length - level.bytes : 0), length: level.bytes };
     }
-    return table;
+    // Not cancelled with this read: other reads may be waiting for the same index.
+    return kept(id, paced(() => fromStore(path, () => ranges.getRange(path, range))), depth, within, name);
   };
   const locate = async (coords: number[]): Promise<Located> => {
     const { shardKey, path } = shardOf(coords);
@@ -261,46 +347,60 @@ export function chunkLocator(
     let within: Range | undefined;
     const positions: number[] = [];
     const nameOf = () => (positions.length ? `${shardKey} (inner chunk ${positions.join(", ")})` : shardKey);
-    let validator: string | undefined;
+    let shard: Table | undefined;
     for (const [depth, level] of index.levels.entries()) {
       const table = await entriesOf(path, depth, within, nameOf());
-      const entries = table?.entries;
-      // (The shard's validator, its outer index's: where an inner index was read from a later
-      // version, the chunk's bytes are too, and their validator differs from this one.)
-      if (depth === 0) validator = table?.validator;
+      // (The shard's own index, whose validator its bytes carry: where an inner index was read
+      // from a later version, the chunk's bytes are too, and their validator differs.)
+      if (depth === 0) shard = table;
       // Inner chunks along each dimension in each of this level's chunks.
       const below = span.map((s, i) => s / level.per[i]);
       const position = indexPosition(local.map((c, i) => Math.floor(c / below[i])), level.per, level.order);
       local = local.map((c, i) => c % below[i]);
       span = below;
       positions.push(position);
-      if (!entries) return { key: nameOf(), missing: true };
-      const [offset, length] = [entries[2 * position], entries[2 * position + 1]];
-      if (offset === MISSING) return { key: nameOf(), missing: true };
+      if (!table) return { key: nameOf(), path, missing: true, table: shard };
+      const [offset, length] = [table.entries[2 * position], table.entries[2 * position + 1]];
+      if (offset === MISSING) return { key: nameOf(), path, missing: true, table: shard };
       if (within && offset + length > within.length) {
         throw lengthError(nameOf(), `its shard index says bytes ${offset} to ${offset + length}, but the chunk it is in has ${within.length}`);
       }
       within = { offset: (within?.offset ?? 0) + offset, length };
     }
-    return { key: nameOf(), path, range: within!, validator };
+    return { key: nameOf(), path, range: within!, table: shard! };
   };
   return Object.assign(locate, {
     whole(coords: number[]) {
       const { shardKey, path } = shardOf(coords);
       const level = index.levels[0];
-      if (index.levels.length !== 1 || indexes.get(path)) return undefined;
-      used?.add(path);
+      // (Kept or not, the index is read anew from the shard's bytes, which a read of every
+      // chunk of it fetches in one request anyway.)
+      if (index.levels.length !== 1) return undefined;
       // Not cancelled with this read: other reads may be waiting for the index it holds.
-      const bytes = paced(() => fromStore(path, () => store.get(path)));
+      const bytes = paced(() => fromStore(path, () => ranges.get(path)));
+      // (The index, a view of the shard's answer, carries that answer's validator.)
       const raw = bytes.then((b) => b && (level.atEnd ? b.subarray(Math.max(0, b.length - level.bytes)) : b.subarray(0, level.bytes)));
-      indexes.set(path, tableOf(raw, 0, undefined, shardKey), level.bytes);
+      // (Used by the reads that locate its chunks, as they do right after.)
+      indexes.set(path, tableOf(raw, 0, undefined, shardKey, ++began), level.bytes);
       return bytes;
     },
-    done() {
-      if (used) for (const path of used) indexes.forget(path);
+    fresh(table: Table | undefined) {
+      return table === undefined || table.began > start || joined.has(table);
     },
-    forget(path: string) {
-      indexes.forget(path);
+    abandon() {
+      // The read failed: an index request of its still under way is not joined by the next
+      // read (a retry asks again).
+      for (const entry of asked) if (!entry.settled) indexes.drop(entry);
+    },
+    done() {
+      for (const entry of used) {
+        entry.users--;
+        if (entry.users === 0 && !(entry.settled && keep(entry.settled.table))) indexes.drop(entry);
+      }
+      used.clear();
+    },
+    forget(path: string, table: Table | undefined) {
+      indexes.forget(path, { table });
     },
   });
 }
@@ -308,15 +408,22 @@ export function chunkLocator(
 /**
  * Where each (inner) chunk's stored bytes are (see `chunkLocator`); for a sharded array,
  * `whole` fetches the shard holding the chunk at `coords` in one request, its index (kept as
- * any other) then read from its bytes (undefined: its index is known already, so its chunks
- * are better fetched by range; or nested shards, whose inner indexes are read by range).
+ * any other, in place of one kept before) then read from its bytes (undefined: nested shards,
+ * whose inner indexes are read by range).
  */
 export type Locator = ((coords: number[]) => Promise<Located>) & {
-  whole?(coords: number[]): Promise<Uint8Array | undefined> | undefined;
-  /** The read is over: with `shardIndexBytes: 0`, the indexes it used are forgotten. */
-  done?(): void;
-  /** Forgets the indexes kept of the shard at `path` (it changed since they were read). */
-  forget?(path: string): void;
+  whole(coords: number[]): Promise<Uint8Array | undefined> | undefined;
+  /**
+   * Whether `table` was read for this read (its request began after the read did, or was under
+   * way when the read first used it), not kept from an earlier one; a missing shard's, always.
+   */
+  fresh(table: Table | undefined): boolean;
+  /** The read failed: the index requests it made that are still under way are not kept. */
+  abandon(): void;
+  /** The read is over: the indexes it used that are not to be kept between reads are forgotten once no other read uses them. */
+  done(): void;
+  /** Forgets the indexes kept of the shard at `path` (it changed since they were read), where `table` is still its index kept. */
+  forget(path: string, table: Table | undefined): void;
 };
 
 /**
@@ -412,48 +519,66 @@ function lengthError(key: string, message: string): Error {
 export const SHARD_INDEX_BYTES = 16 * 1024 * 1024;
 
 /**
- * The shard indexes read for one array, kept between reads up to `limit` bytes in all (the
- * least recently used leave first; the limit the last read gave; the index read last stays,
- * whatever its size), so that a viewer panning over a shard reads its index once, as zarrita
- * does. A read that fails (or is aborted) is not kept.
+ * The shard indexes read for one array: those in use by reads, and those kept between reads up
+ * to `limit` bytes in all (the least recently used leave first; the limit the last read gave;
+ * the index read last stays, whatever its size), so that a viewer panning over a shard reads
+ * its index once, as zarrita does. A read that fails (or is aborted) is not kept.
  */
 class ShardIndexes {
-  #entries = new Map<string, { table: Promise<Table | undefined>; bytes: number }>();
+  #entries = new Map<string, IndexEntry>();
   #bytes = 0;
   limit = SHARD_INDEX_BYTES;
 
-  get(path: string): Promise<Table | undefined> | undefined {
-    const entry = this.#entries.get(path);
+  get(id: string): IndexEntry | undefined {
+    const entry = this.#entries.get(id);
     if (!entry) return undefined;
     // The most recently used last.
-    this.#entries.delete(path);
-    this.#entries.set(path, entry);
-    return entry.table;
+    this.#entries.delete(id);
+    this.#entries.set(id, entry);
+    return entry;
   }
 
-  set(path: string, table: Promise<Table | undefined>, bytes: number): void {
-    const entry = { table, bytes };
-    this.#entries.set(path, entry);
+  set(id: string, table: Promise<Table | undefined>, bytes: number): IndexEntry {
+    const entry: IndexEntry = { id, table, bytes, users: 0 };
+    this.drop(this.#entries.get(id));
+    this.#entries.set(id, entry);
     this.#bytes += bytes;
-    table.catch(() => this.#drop(path, entry));
+    table.then((t) => (entry.settled = { table: t }), () => this.drop(entry));
     for (const [oldest, e] of this.#entries) {
-      if (this.#bytes <= this.limit || oldest === path) break;
-      this.#drop(oldest, e);
+      if (this.#bytes <= this.limit || oldest === id) break;
+      if (e.users === 0) this.drop(e);
     }
+    return entry;
   }
 
-  /** Forgets a shard's indexes (its shard was written): its own, and its inner shards' (nested sharding). */
-  forget(path: string): void {
+  /**
+   * Forgets a shard's indexes (its shard was written, or changed): its own, and its inner
+   * shards' (nested sharding); where `only` is given, only if its own kept index is that one
+   * (a read that found the change after another read had read the index anew leaves that one).
+   */
+  forget(path: string, only?: { table: Table | undefined }): void {
+    const own = this.#entries.get(path);
+    if (only && !(own?.settled && own.settled.table === only.table)) return;
     for (const [id, entry] of [...this.#entries]) {
-      if (id === path || id.startsWith(`${path}\u0000`)) this.#drop(id, entry);
+      if (id === path || id.startsWith(`${path}\u0000`)) this.drop(entry);
     }
   }
 
-  #drop(path: string, entry: { bytes: number }): void {
-    if (this.#entries.get(path) !== entry) return;
-    this.#entries.delete(path);
+  /** Forgets `entry`, if it is still the one kept under its id. */
+  drop(entry: IndexEntry | undefined): void {
+    if (!entry || this.#entries.get(entry.id) !== entry) return;
+    this.#entries.delete(entry.id);
     this.#bytes -= entry.bytes;
   }
+}
+
+/** An index kept (see `ShardIndexes`): its read, its size, how many reads use it, and once read, its table. */
+interface IndexEntry {
+  id: string;
+  table: Promise<Table | undefined>;
+  bytes: number;
+  users: number;
+  settled?: { table: Table | undefined };
 }
 
 /**

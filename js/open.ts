@@ -9,6 +9,7 @@ import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
 import { asked, loadModule, loadWasm } from "./load.js";
 import { type MetadataText, metadataText, rememberText } from "./metadata.js";
+import { withRanges } from "./fetch.js";
 
 /** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
 export const exactCodecLists = new WeakSet<object>();
@@ -71,6 +72,8 @@ async function arrayFromText<Store extends zarr.Readable>(loc: zarr.Location<Sto
     return arr as zarr.Array<zarr.DataType, Store>;
   }
   markExact(meta.codecs);
+  // (zarrita makes a sharded array only over a store with getRange.)
+  if (JSON.stringify(meta.codecs).includes('"sharding_indexed"')) loc = new zarr.Location(withRanges(loc.store), loc.path);
   if (zarritas) {
     const arr = new zarr.Array(loc.store, loc.path, meta as never) as zarr.Array<zarr.DataType, Store>;
     rememberText(arr, found);

@@ -534,10 +534,9 @@ export class WorkerPool {
       } else if (!message.error) {
         pending.resolve(message.buffers ?? message.buffer);
       } else {
-        const e = new Error(message.error.message) as Error & { code?: string; codec?: string };
-        e.name = message.error.name;
-        if (message.error.code !== undefined) e.code = message.error.code;
-        if (message.error.codec !== undefined) e.codec = message.error.codec;
+        const { message: said, name, ...fields } = message.error;
+        const e = Object.assign(new Error(said), fields);
+        e.name = name;
         pending.reject(e);
       }
       this.dispatch(slots);

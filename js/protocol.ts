@@ -174,6 +174,10 @@ export interface ErrorReply {
   code?: string;
   /** The codec that failed, where one did (`CodecError.codec`). */
   codec?: string;
+  /** STORE_CHANGED: the validator the changed object answered with. */
+  validator?: string;
+  /** STORE_CHANGED: the object was gone (404 for a range its index named). */
+  gone?: boolean;
 }
 
 /**

@@ -7,12 +7,12 @@
 // its place in the output (js/place.ts, shared with the workers).
 import { ownSignal } from "./abort.js";
 import * as zarr from "zarrita";
-import { type ArrayAccess, coreAccess, decodedAccess, rangesFor } from "./access.js";
+import { type ArrayAccess, coreAccess, decodedAccess } from "./access.js";
 import { itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, errorCode, fromStore, naming, namingChunk } from "./errors.js";
 import {
-  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Range, type Remote, SHARD_INDEX_BYTES, shardCoordsOf, urlOf,
-  type WorkerFetchInit,
+  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Range, rangesOf, type Remote, SHARD_INDEX_BYTES,
+  shardCoordsOf, type Table, urlOf, type WorkerFetchInit,
 } from "./fetch.js";
 import { isNode } from "./node.js";
 import { FLOAT16_MISSING, readByZarrita } from "./open.js";
@@ -21,8 +21,8 @@ import {
 } from "./place.js";
 import type { WorkerPool } from "./pool.js";
 import type { Job, Output } from "./protocol.js";
-import { fetchSuffix, fetchValidated } from "./remote.js";
-import { checkUnchanged, taggedValidator } from "./validators.js";
+import { setValidatorsAside, taggedVersion, validatorsSetAside } from "./validators.js";
+import { checkUnchanged } from "./versions.js";
 import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "./ranges.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
@@ -79,14 +79,18 @@ export interface GetOptions {
   concurrency?: number;
   /**
    * With a pool, over a store with a URL (zarrita's FetchStore): the workers fetch the chunks
-   * themselves, with the global `fetch`, so that this thread neither receives nor passes on
-   * their bytes (it still reads shard indexes, through the store). `true`, or the options every
-   * request is made with (`WorkerFetchInit`: headers and the like, as plain values). The
-   * store's own `fetch` and `overrides` stay on this thread, where a worker cannot reach them:
-   * ask for this where a plain fetch of the store's URLs answers as the store does (as for a
-   * public bucket), giving any headers here. A response is read as the store reads it: 404 is
-   * a missing chunk, 200 or 206 its bytes, anything else STORE_FAILED. Without a pool it is
-   * not used; arrays with codecs only zarrita's registry runs are fetched on this thread.
+   * (and the runs of a shard's chunks) themselves, with the global `fetch`, so that this thread
+   * neither receives nor passes on their bytes. Shard indexes, and shards a read wants whole,
+   * are still fetched through the store (its own `fetch`, one request a whole shard), and handed
+   * to a worker uncopied. `true`, or the options every request of the workers is made with
+   * (`WorkerFetchInit`: headers and the like, as plain values). The store's own `fetch` and
+   * `overrides` stay on this thread, where a worker cannot reach them: ask for this where a
+   * plain fetch of the store's URLs answers as the store does (as for a public bucket), giving
+   * any headers here. A store made with `validatingFetch(fetch)` and a fetch of the app's own
+   * is seen to be one: its runs are refused (UNSUPPORTED) rather than fetched without it. A
+   * response is read as the store reads it: 404 is a missing chunk, 200 or 206 its bytes,
+   * anything else STORE_FAILED. Without a pool it is not used; arrays with codecs only
+   * zarrita's registry runs are fetched on this thread.
    */
   workerFetch?: boolean | WorkerFetchInit;
   /**
@@ -99,9 +103,18 @@ export interface GetOptions {
   /**
    * How many bytes of a sharded array's shard indexes are kept between reads (default
    * `SHARD_INDEX_BYTES`, 16 MiB; the least recently used go first, and the index read last
-   * stays): a long pan over many shards holds no more.
+   * stays): a long pan over many shards holds no more. An index is kept only where the answer
+   * it was read from had a validator that tells versions apart (see `validatingFetch`), unless
+   * `immutable`; `0` keeps none.
    */
   shardIndexBytes?: number;
+  /**
+   * The store's shards are never rewritten while this page reads them (a published dataset):
+   * shard indexes are kept between reads (up to `shardIndexBytes`) even where no validator
+   * tells a shard's versions apart (a store with no `validatingFetch`, a Map, files). Default
+   * false: such an index serves the reads that use it at once, and is read again by the next.
+   */
+  immutable?: boolean;
 }
 
 /** Checks a read's options before anything is read (INVALID_ARGUMENT): `concurrency`, and `workerFetch` with a pool. */
@@ -109,6 +122,7 @@ export function checkReadOptions(options: GetOptions, arr: Readable): void {
   concurrencyOf(options, DEFAULT_CONCURRENCY);
   mergeLimitsOf(options.mergeRanges);
   shardIndexBytesOf(options);
+  immutableOf(options);
   if (options.pool) workerFetchOf(options, arr.store);
 }
 
@@ -168,6 +182,13 @@ export function shardIndexBytesOf(options: { shardIndexBytes?: number }): number
     throw codedError("INVALID_ARGUMENT", `options.shardIndexBytes must be an integer >= 0 or Infinity, got ${typeof n === "number" ? n : typeof n}`);
   }
   return n;
+}
+
+/** `options.immutable`, checked (INVALID_ARGUMENT). */
+export function immutableOf(options: { immutable?: boolean }): boolean {
+  const given = options.immutable as unknown;
+  if (given !== undefined && typeof given !== "boolean") throw codedError("INVALID_ARGUMENT", `options.immutable must be a boolean, got ${typeof given}`);
+  return given === true;
 }
 
 /** `options.concurrency`, checked (INVALID_ARGUMENT), or the default (`fallback`). */
@@ -386,6 +407,10 @@ export async function readChunk<R extends TileReader>(
 /** An inner chunk a read wants: its range in the shard, and how its read settles it. */
 interface Wanted {
   range: Range;
+  /** The index of its shard that located it (whose validator the run's answer must carry). */
+  table: Table;
+  /** Fetched only to tell that the shard is unchanged (see `readShard`): nothing to place. */
+  probe?: boolean;
   /** Places the chunk from its stored bytes (the read's executor). */
   take(bytes: Uint8Array): Promise<void>;
   /** With a pool: the job decoding the chunk in a worker from a run's bytes there, and what to do with its answer. */
@@ -408,15 +433,22 @@ const idOf = (o: object | undefined) => {
 
 /**
  * The reads of a sharded array's boxes, a shard at a time: its inner chunks located through
- * its indexes (read through `paced`, kept between reads), then fetched: the whole shard in one
- * request where the read wants every chunk of it (`wholeShards`; its index then read from its
- * bytes), otherwise each chunk's range asked of the coalescer, which merges the ranges of one
- * shard asked for within one task (this read's, and other reads' through the same coalescer
- * with the same signal) into runs of one request each, through `paced`. A run is fetched on
- * this thread or, with `workerFetch`, by one worker, which decodes each of its chunks; with a
- * pool, a run the store answered in a buffer of its own (zarrita's FetchStore) is handed whole
+ * its indexes (read through the store and `paced`, kept between reads where a validator tells
+ * their shard's versions apart), then fetched: the whole shard in one request where the read
+ * wants every chunk of it (`wholeShards`; its index then read from its bytes), otherwise each
+ * chunk's range asked of the coalescer, which merges the ranges of one shard asked for within
+ * one task (this read's, and other reads' through the same coalescer with the same signal)
+ * into runs of one request each, through `paced`. A run is fetched on this thread or, with
+ * `workerFetch`, by one worker, which decodes each of its chunks; with a pool, a run (or a
+ * whole shard) the store answered in a buffer of its own (zarrita's FetchStore) is handed whole
  * to one worker, uncopied. A run holds its place in `paced` until its bytes are in (with a
  * pool: until its chunks are placed).
+ *
+ * A kept index is used only while its shard is unchanged: each run's answer must carry the
+ * index's validator, and the chunks the index calls missing are filled only once a run of the
+ * same shard has answered so (or, where the read fetches none, its index has been read anew).
+ * A shard found changed (another validator, or gone) is read again, once, through its index
+ * read anew: every box of it, missing ones too.
  */
 function readShards<R extends TileReader>(
   arr: Readable,
@@ -436,47 +468,53 @@ function readShards<R extends TileReader>(
   const opts = signal ? { signal: ownSignal(signal) } : undefined;
   const pool = exec.prepare && !a.compressors.length ? exec.pool : undefined;
   const inWorkers = pool && remoteRoot;
-  // With the workers fetching, shard indexes are read as they fetch (a suffix in one request,
-  // where zarrita's FetchStore asks for the object's size first).
-  const indexFetch = inWorkers
-    ? (path: zarr.AbsolutePath, range: Range | { suffixLength: number }) => {
-      const remote = { url: urlOf(inWorkers.root, path), init: inWorkers.init };
-      // (A missing shard: 404 for its index, at its end or its start.)
-      return "suffixLength" in range ? fetchSuffix(remote.url, remote.init, range.suffixLength) : fetchValidated({ ...remote, range }, undefined, true);
-    }
-    : undefined;
-  const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options), getRange: indexFetch });
+  const ranges = rangesOf(store, true);
+  const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options), immutable: options.immutable, ranges });
   // Whether a run's bytes may be handed to a worker uncopied (see `answersOwned`).
   const handOver = pool && answersOwned(store, a);
   /** A run's chunks placed from its bytes (`own`: this read's alone) or by one worker (fetching `remote`). */
-  const deliver = async (run: Range, items: Wanted[], source: { bytes: Uint8Array; own: boolean } | { remote: Remote }) => {
+  const deliver = async (run: Range, all: Wanted[], source: { bytes: Uint8Array; own: boolean } | { remote: Remote }) => {
+    // (A probe's answer is its run's: the bytes came as they should, or a worker's first job
+    // answered without STORE_CHANGED.)
+    const items = all.filter((item) => !item.probe);
+    const probes = all.filter((item) => item.probe);
+    if (!("remote" in source)) probes.forEach((p) => p.resolve());
     if ("remote" in source || (handOver && source.own)) {
       const jobs = items.map((item) => item.prepare!());
       const parts = items.map((item) => ({ offset: item.range.offset - run.offset, length: item.range.length }));
       const from = "remote" in source ? source : { stored: source.bytes };
       const answers = pool!.runParts(from, jobs.map((j) => j.job), parts, a.modules, signal);
-      await Promise.all(items.map((item, i) => item.answered!(answers[i].then((v) => jobs[i].done(v))).then(item.resolve, item.reject)));
+      const outcomes = items.map((item, i) => item.answered!(answers[i].then((v) => jobs[i].done(v))));
+      if (probes.length) void Promise.race(outcomes).then(() => probes.forEach((p) => p.resolve()), (e) => probes.forEach((p) => p.reject(e)));
+      await Promise.all(outcomes.map((outcome, i) => outcome.then(items[i].resolve, items[i].reject)));
       return;
     }
     const placing = items.map((item) => item.take(partOf(source.bytes, run, item.range)).then(item.resolve, item.reject));
     if (exec.holdsPlace) await Promise.all(placing);
   };
+  // The validator a shard's answers must carry: its index's (none where the store's
+  // validators are set aside, or the index's answer had none).
+  const expectOf = (table: Table | undefined) => (table && !validatorsSetAside(store) ? table.version?.tag : undefined);
   const fetchRuns = (path: zarr.AbsolutePath, expect: string | undefined) => (runs: Run<Wanted>[]) => {
     for (const r of runs) {
       void paced(async () => {
-        if (inWorkers) {
+        // (A run of probes alone is fetched here.)
+        if (inWorkers && r.items.some((item) => !item.probe)) {
+          if (r.items.some((item) => item.table.appFetch)) throw appFetchRefused(path);
           const remote: Remote = { url: urlOf(inWorkers.root, path), range: r.range, init: inWorkers.init, ...(expect ? { expect } : {}) };
           return deliver(r.range, r.items, { remote });
         }
-        const bytes = checkRun(await fromStore(path, () => store.getRange!(path, r.range, opts), r.range), path, r.range);
-        checkUnchanged(path, expect, taggedValidator(bytes));
+        const answer = await fromStore(path, () => ranges.getRange(path, r.range, opts), r.range);
+        if (!answer) throw goneError(path, r.range);
+        const bytes = checkRun(answer, path, r.range);
+        checkUnchanged(path, expect, taggedVersion(bytes));
         await deliver(r.range, r.items, { bytes, own: true });
       }).catch((e) => r.items.forEach((item) => item.reject(e)));
     }
   };
   // (Ranges located through two versions of a shard's index are not merged.)
   const keyOf = (path: string, validator = "") => [idOf(store), idOf(signal), inWorkers ? "worker" : pool ? "pool" : "here", path, validator].join("\u0000");
-  const whole = inWorkers ? undefined : wholeShards(a, plan, coalescer.limits.size);
+  const whole = wholeShards(a, plan, coalescer.limits.size);
   const per = a.index!.perShard;
   const shards = new Map<string, Box[]>();
   for (const box of plan.boxes) {
@@ -486,32 +524,34 @@ function readShards<R extends TileReader>(
     else shards.set(shard, [box]);
   }
   // A shard's boxes: located, then each missing one filled and the others fetched (whole, or
-  // by merged ranges); `last`: where a run's validator says the shard changed since its index
-  // was read (STORE_CHANGED, in a worker or on this thread through `validatingFetch`), its
-  // boxes are read again, once, through its index read anew.
-  const readShard = async (boxes: Box[], last: boolean): Promise<void> => {
+  // by merged ranges). `last`: the shard's index was read anew for these boxes (it changed, or
+  // a kept one had to be checked), which settles them as it says; `before`: where it changed,
+  // the index kept before and the validator the change was seen with.
+  const readShard = async (boxes: Box[], last: boolean, before?: { table: Table | undefined; seen?: string }): Promise<void> => {
     signal?.throwIfAborted();
     // A shard fetched whole (before its index, which is then read from its bytes).
     const given = how.shards?.(boxes[0]);
-    const wholeShard = given ?? (whole?.(boxes[0]) ? locate.whole!(boxes[0].coords) : undefined);
+    const wholeShard = given ?? (whole?.(boxes[0]) ? locate.whole(boxes[0].coords) : undefined);
     const located = await Promise.all(boxes.map((box) => locate(box.coords)));
     signal?.throwIfAborted();
+    const path = located[0].path;
+    if (before) noticeUnreliable(path, located[0].table, before);
     const waits: Promise<void>[] = [];
     const items: Wanted[] = [];
     const stale: Box[] = [];
-    let path: zarr.AbsolutePath | undefined;
-    let validator: string | undefined;
+    // Boxes a kept index calls missing: filled once the shard is seen unchanged.
+    const unsure: Box[] = [];
+    let changed: { table: Table | undefined; seen?: string } | undefined;
     for (const [i, box] of boxes.entries()) {
       const at = located[i];
       if (at.missing) {
-        waits.push(settle(box, { key: at.key, bytes: undefined }));
+        if (!last && !locate.fresh(at.table) && expectOf(at.table)) unsure.push(box);
+        else waits.push(settle(box, { key: at.key, bytes: undefined }));
         continue;
       }
-      path = at.path;
-      validator = at.validator;
-      const { key, range } = at;
+      const { key, range, table } = at;
       const read = new Promise<void>((resolve, reject) => {
-        const item: Wanted = { range, resolve, reject, take: (bytes) => settle(box, { key, bytes, owned: false }) };
+        const item: Wanted = { range, table, resolve, reject, take: (bytes) => settle(box, { key, bytes, owned: false }) };
         if (pool) {
           item.prepare = () => exec.prepare!(box);
           item.answered = async (decoded) => {
@@ -523,10 +563,26 @@ function readShards<R extends TileReader>(
       });
       waits.push(read.catch((e) => {
         if (last || errorCode(e) !== "STORE_CHANGED") throw e;
+        changed ??= { table, seen: (e as { validator?: string }).validator };
         stale.push(box);
       }));
     }
-    if (path && wholeShard) {
+    if (unsure.length && !items.length) {
+      // Nothing of the shard to fetch that would tell it unchanged: the smallest range its kept
+      // index names is fetched to tell (merged with other reads' runs of the shard asked for in
+      // the same task, zarr.get's other chunks say); an index that names none is read anew.
+      const table = located[boxes.indexOf(unsure[0])].table!;
+      const range = smallestRange(table);
+      if (!range) {
+        locate.forget(path, table);
+        return readShard(unsure, true);
+      }
+      waits.push(new Promise<void>((resolve, reject) => items.push({ range, table, resolve, reject, probe: true, take: async () => {} })).catch((e) => {
+        if (errorCode(e) !== "STORE_CHANGED") throw e;
+        changed ??= { table, seen: (e as { validator?: string }).validator };
+      }));
+    }
+    if (items.length && wholeShard) {
       const bytes = await wholeShard;
       signal?.throwIfAborted();
       const end = Math.max(...items.map((item) => item.range.offset + item.range.length));
@@ -536,19 +592,68 @@ function readShards<R extends TileReader>(
         });
       }
       await deliver({ offset: 0, length: bytes!.length }, items, { bytes: bytes!, own: !given });
-    } else if (path) {
-      const [key, runs] = [keyOf(path, validator), fetchRuns(path, validator)];
-      for (const item of items) coalescer.ask(key, item, runs);
+    } else {
+      const byVersion = new Map<Table, Wanted[]>();
+      for (const item of items) byVersion.set(item.table, [...(byVersion.get(item.table) ?? []), item]);
+      for (const [table, wanted] of byVersion) {
+        const expect = expectOf(table);
+        const [key, runs] = [keyOf(path, expect), fetchRuns(path, expect)];
+        for (const item of wanted) coalescer.ask(key, item, runs);
+      }
     }
     await Promise.all(waits);
-    if (stale.length) {
-      locate.forget!(path!);
-      await readShard(stale, true);
+    if (changed) {
+      // The shard changed since its index was read: read again through its index read anew.
+      locate.forget(path, changed.table);
+      return readShard([...stale, ...unsure], true, changed);
     }
+    // The shard's runs answered with the kept index's validator: it is unchanged.
+    await Promise.all(unsure.map((box) => settle(box, { key: located[boxes.indexOf(box)].key, bytes: undefined })));
+  };
+  /**
+   * Where a changed shard's index, read anew (`now`), has the same entries as the one kept
+   * before, and its answer another validator than the run that said it changed: the server gives
+   * a new validator to every answer of the same bytes, and its validators are set aside.
+   */
+  const noticeUnreliable = (path: string, now: Table | undefined, before: { table: Table | undefined; seen?: string }) => {
+    const [old, tag] = [before.table, now?.version?.tag];
+    if (!now || !old || !tag || !before.seen || tag === before.seen) return;
+    if (now.entries.length === old.entries.length && now.entries.every((v, i) => v === old.entries[i])) setValidatorsAside(store, path);
   };
   const reads = [...shards.values()].map((boxes) => readShard(boxes, false));
-  if (locate.done) void Promise.allSettled(reads).then(() => locate.done!());
+  Promise.all(reads).catch(() => locate.abandon());
+  void Promise.allSettled(reads).then(() => locate.done());
   return reads;
+}
+
+/** The smallest range a shard's index names (undefined where it names none). */
+function smallestRange(table: Table): Range | undefined {
+  let best: Range | undefined;
+  for (let i = 0; i < table.entries.length; i += 2) {
+    const [offset, length] = [table.entries[i], table.entries[i + 1]];
+    if (offset !== 2 ** 64 && length > 0 && (!best || length < best.length)) best = { offset, length };
+  }
+  return best;
+}
+
+/** `workerFetch` over a store whose requests an app's own fetch makes (seen through `validatingFetch(fetch)`): no worker can run it. */
+function appFetchRefused(path: string): Error {
+  return Object.assign(
+    codedError(
+      "UNSUPPORTED",
+      `${path}: options.workerFetch: the store's requests are made by a fetch of the app's own (validatingFetch(fetch)), which a worker cannot run; ` +
+        "read without workerFetch (the pool still decodes), or give the headers it adds as workerFetch: { headers }",
+    ),
+    { key: path },
+  );
+}
+
+/** A run of a shard that its index named, answered missing (404): the shard is gone since the index was read (STORE_CHANGED: read it again). */
+function goneError(path: string, range: Range): Error {
+  return Object.assign(codedError("STORE_CHANGED", `${path} is missing (nothing for bytes ${range.offset}-${range.offset + range.length - 1}), though its shard index named the range`), {
+    key: path,
+    gone: true,
+  });
 }
 
 /**
@@ -855,7 +960,7 @@ export async function getNow(arr: Readable, selection: Selection, options: GetOp
     const v = await vlenAccess(arr);
     if (v) return vlenRead(arr, v, selection, options);
   }
-  if (typeof a === "string" || !rangesFor(arr, a)) {
+  if (typeof a === "string") {
     const Out = typedArrayFor(arr.dtype);
     return intoOut(arr, selection, options, Out, () => readByZarrita(arr, (twin) => zarr.get(twin, selection, options as never)));
   }
@@ -910,7 +1015,7 @@ export async function intoOut<T>(
 /** `getDecoded`'s path: tiles decoded, masked and scaled into float64 as they are placed. */
 export async function getDecodedDirect(arr: Readable, selection: Selection, options: GetOptions) {
   const a = await decodedAccess(arr);
-  if (typeof a === "string" || !rangesFor(arr, a)) return undefined;
+  if (typeof a === "string") return undefined;
   const fill = new Uint8Array(Float64Array.of(a.reader.decodedFill).buffer);
   const chunk = await readInto(arr, a, selection, options, Float64Array, fill);
   return chunk as { data: Float64Array; shape: number[]; stride: number[] };

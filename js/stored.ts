@@ -9,7 +9,7 @@ import { exactJson, exactParse } from "./json.js";
 import { loadWasm } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { typedArrayFor } from "./place.js";
-import { cached, type CodecMeta, coreAccessOf, rangesFor } from "./access.js";
+import { cached, type CodecMeta, coreAccessOf } from "./access.js";
 import { checkReadOptions, type GetOptions, getNow, inReadTurn, readInto, result } from "./read.js";
 import { checkSelection, type Selection } from "./select.js";
 
@@ -141,9 +141,8 @@ export function getStored(arr: Readable, selection: Selection = null, options: G
     // (In this read's turn: get's own would wait for writes called after this read.)
     if (!twin) return getNow(arr, selection, options);
     const a = await storedAccess(arr);
-    if (typeof a === "string" || !rangesFor(arr, a)) {
-      const why = typeof a === "string" ? a : "a sharded array over a store without getRange";
-      throw codedError("UNSUPPORTED", `stored values of this array are not read here (${why}); use get`);
+    if (typeof a === "string") {
+      throw codedError("UNSUPPORTED", `stored values of this array are not read here (${a}); use get`);
     }
     const Out = typedArrayFor(a.layout.data_type);
     if (!Out) throw codedError("UNSUPPORTED_DATA_TYPE", `no typed array for ${a.layout.data_type} here`);

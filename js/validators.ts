@@ -1,59 +1,64 @@
-// Which version of a stored object bytes came from: the validator a server gives a response
-// (ETag, or Last-Modified), read by the package's own fetches (js/remote.ts) and, through
-// `validatingFetch`, by zarrita's FetchStore's; and the check that a shard's bytes come from the
-// version its kept index was read from.
+// What the package sees of the responses zarrita's FetchStore reads, through `validatingFetch`:
+// each body's validator (js/versions.ts) and its range checked; and the stores whose validators
+// were found to change on every answer, set aside.
+import * as zarr from "zarrita";
+import { codedError } from "./errors.js";
+import { baseStore } from "./identity.js";
+import { type Version, validatorOf } from "./versions.js";
 
 /**
- * What tells one version of an object from another, as the server gives it: its ETag, or else
- * its Last-Modified date (undefined where it gives neither).
+ * What `validatingFetch` read of a body's response, by its buffer (shared by every copy of the
+ * package in a page): its validator, and whether an app's own fetch made the request.
  */
-export function validatorOf(response: Response): string | undefined {
-  const etag = response.headers.get("etag");
-  if (etag) return `ETag ${etag}`;
-  const modified = response.headers.get("last-modified");
-  return modified ? `Last-Modified ${modified}` : undefined;
-}
-
-/**
- * Refuses (STORE_CHANGED) an answer for the object at `where` whose validator (see
- * `validatorOf`) says it changed since `before`: both known, of one kind, and different.
- */
-export function checkUnchanged(where: string, before: string | undefined, now: string | undefined): void {
-  if (before && now && before !== now && before.split(" ", 1)[0] === now.split(" ", 1)[0]) {
-    throw Object.assign(new Error(`${where} changed since its shard index was read (${before} -> ${now})`), { code: "STORE_CHANGED" });
-  }
-}
-
-/** Validators of the bodies `validatingFetch` read, by their buffer (shared by every copy of the package in a page). */
-const tagged: WeakMap<ArrayBufferLike, string> = ((globalThis as Record<symbol, unknown>)[Symbol.for("zarr-wasm-codecs.validators")] ??= new WeakMap()) as WeakMap<
-  ArrayBufferLike,
-  string
->;
+const tagged: WeakMap<ArrayBufferLike, { version?: Version; appFetch: boolean }> = ((globalThis as Record<symbol, unknown>)[
+  Symbol.for("zarr-wasm-codecs.responses")
+] ??= new WeakMap()) as WeakMap<ArrayBufferLike, { version?: Version; appFetch: boolean }>;
 
 /** The validator of the response a store's answer was read from, where `validatingFetch` read it. */
-export function taggedValidator(bytes: Uint8Array | undefined): string | undefined {
-  return bytes && tagged.get(bytes.buffer);
+export function taggedVersion(bytes: Uint8Array | undefined): Version | undefined {
+  return bytes && tagged.get(bytes.buffer)?.version;
+}
+
+/** Whether a store's answer was read through `validatingFetch(fetch)` with a fetch of the app's own (which no worker can run). */
+export function throughAppFetch(bytes: Uint8Array | undefined): boolean {
+  return Boolean(bytes && tagged.get(bytes.buffer)?.appFetch);
 }
 
 /**
  * A `fetch` for zarrita's FetchStore (`new zarr.FetchStore(url, { fetch: validatingFetch() })`)
- * that lets the package see each response's validator (`ETag`, or `Last-Modified`), which the
- * store does not show: a read on this thread then checks that the ranges of a shard it fetches
- * come from the version of the shard its kept index was read from, and reads the index again
- * (once) where they do not. `fetch`: the function that makes the requests (by default the
- * global fetch), as the store's own `fetch` option takes it.
+ * that lets the package see what the store does not show of each response: its validator
+ * (`ETag`, or `Last-Modified`), so that shard indexes are kept between reads (only where a
+ * validator tells versions apart) and checked against every range read with them; and its
+ * `Content-Range`, so that a range answered with other bytes than asked for is refused
+ * (STORE_FAILED), and one answered whole (200) gives the range's bytes. `fetch`: the function
+ * that makes the requests (by default the global fetch), as the store's own `fetch` option
+ * takes it (an app's own is seen as such: the pool's workers, which cannot run it, are then not
+ * asked to fetch, see `GetOptions.workerFetch`). zarrita before 0.7 has no such option (its
+ * FetchStore would drop it unseen): there it is refused (UNSUPPORTED).
  */
-export function validatingFetch(fetch: (request: Request) => Promise<Response> = (request) => globalThis.fetch(request)): (request: Request) => Promise<Response> {
+export function validatingFetch(given?: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+  const fetch = given ?? ((request: Request) => globalThis.fetch(request));
+  const appFetch = given !== undefined;
+  if (!(zarr as { defineStoreExtension?: unknown }).defineStoreExtension) {
+    throw codedError(
+      "UNSUPPORTED",
+      "validatingFetch: the zarrita installed is older than 0.7, whose FetchStore takes no fetch option (it would be ignored): " +
+        "upgrade zarrita; without it the package keeps no shard index between reads",
+    );
+  }
   return async (request) => {
     const response = await fetch(request);
-    const validator = validatorOf(response);
-    if (!validator) return response;
+    const version = validatorOf(response);
+    const asked = request.headers.get("range");
+    const wanted = asked ? /^bytes=(\d*)-(\d*)$/.exec(asked.trim()) : null;
+    if (!version && !appFetch && !(wanted && (response.status === 200 || response.status === 206))) return response;
     return new Proxy(response, {
       get(target, name) {
         if (name === "arrayBuffer") {
           return async () => {
-            const body = await target.arrayBuffer();
-            tagged.set(body, validator);
+            let body = await target.arrayBuffer();
+            if (wanted) body = rangeOf(request.url, wanted, target, body);
+            tagged.set(body, { version, appFetch });
             return body;
           };
         }
@@ -62,4 +67,60 @@ export function validatingFetch(fetch: (request: Request) => Promise<Response> =
       },
     });
   };
+}
+
+/**
+ * The bytes a range request (`wanted`: `bytes=first-last`, or `bytes=-suffix`) asked for, out
+ * of its response's body: a 206 must name them in its Content-Range and hold them all; a 200
+ * (the whole object) gives them by slicing. STORE_FAILED otherwise, naming the URL and the range.
+ */
+function rangeOf(url: string, wanted: RegExpExecArray, response: Response, body: ArrayBuffer): ArrayBuffer {
+  const [first, last] = [wanted[1] === "" ? undefined : Number(wanted[1]), wanted[2] === "" ? undefined : Number(wanted[2])];
+  const asked = `bytes ${wanted[1]}-${wanted[2]}`;
+  const failed = (why: string) => codedError("STORE_FAILED", `the store failed on ${url} (${asked}): ${why}`);
+  if (response.status === 200) {
+    const n = body.byteLength;
+    const [from, to] = first === undefined ? [Math.max(0, n - (last ?? 0)), n] : [first, Math.min(n, (last ?? n - 1) + 1)];
+    if (first !== undefined && last !== undefined && to - from !== last - first + 1) throw failed(`it answered 200 with ${n} bytes, which do not hold the range`);
+    return body.slice(from, to);
+  }
+  const said = response.headers.get("content-range");
+  const m = said === null ? null : /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(said.trim());
+  if (said === null) {
+    // (A server that names no range: only the length can be checked.)
+    if (first !== undefined && last !== undefined && body.byteLength !== last - first + 1) throw failed(`it answered ${body.byteLength} bytes`);
+    return body;
+  }
+  if (!m) throw failed(`it answered ${said}`);
+  const [from, to, total] = [Number(m[1]), Number(m[2]), m[3] === "*" ? undefined : Number(m[3])];
+  const right = first === undefined
+    ? total !== undefined && to === total - 1 && to - from + 1 === Math.min(last ?? 0, total)
+    : from === first && (last === undefined ? total !== undefined && to === total - 1 : to === Math.min(last, total === undefined ? last : total - 1));
+  if (!right) throw failed(`it answered ${said}`);
+  if (body.byteLength !== to - from + 1) throw failed(`it answered ${body.byteLength} bytes for ${said}`);
+  return body;
+}
+
+/** The stores whose validators were set aside (see `setValidatorsAside`). */
+const setAside = new WeakSet<object>();
+
+/** Whether the validators of `store`'s answers are set aside (see `setValidatorsAside`). */
+export function validatorsSetAside(store: object): boolean {
+  return setAside.has(baseStore(store));
+}
+
+/**
+ * Sets aside the validators of `store`'s answers (the store under any zarrita extensions), found
+ * to change between two answers of the same bytes (a server or proxy that makes a new ETag for
+ * every response): from then on it is read as a store without validators. Said once per store.
+ */
+export function setValidatorsAside(store: object, where: string): void {
+  const base = baseStore(store);
+  if (setAside.has(base)) return;
+  setAside.add(base);
+  console.warn(
+    `zarr-wasm-codecs: the server answered ${where} twice with the same shard index but different validators (a new ETag for every ` +
+      "response, as some servers and proxies give): its validators cannot tell versions apart, so this store is read as one without " +
+      "them (shard indexes kept for one read only). See docs/reading.md, What is cached.",
+  );
 }

@@ -282,8 +282,9 @@ function decodeAndAnswer(message: JobMessage, stored: Uint8Array, back: ArrayBuf
 
 function errorOf(e: unknown): ErrorReply {
   if (e instanceof Error) {
-    const { code, codec } = e as { code?: string; codec?: string };
-    return { message: e.message, name: e.name, code, ...(codec === undefined ? {} : { codec }) };
+    const { code, codec, validator, gone } = e as Omit<ErrorReply, "message" | "name">;
+    const fields = Object.entries({ codec, validator, gone }).filter(([, v]) => v !== undefined);
+    return { message: e.message, name: e.name, code, ...Object.fromEntries(fields) };
   }
   return { message: String(e), name: "Error" };
 }

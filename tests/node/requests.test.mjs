@@ -2,7 +2,8 @@
 // tests/fixtures/stores/v3_sharded_end.zarr: 40 x 50 float64, shards 20 x 25 of 10 x 5 inner
 // chunks, zstd, crc32c index at the end): open plus five windows read with the package's get,
 // one thread and pooled, never make more requests than zarr.open plus zarr.get for the same
-// windows, and a window read again reads no shard index again.
+// windows, and a window read again reads no shard index again where the store is said to be
+// immutable (files show no validator: otherwise each read reads its indexes again).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
@@ -53,29 +54,36 @@ test("open and five pan windows over one shard: no more store requests than zarr
   for (const w of windows) check(await zarr.get(arrTheirs, selectionOf(w)), w);
   const total = (c) => c.get + c.range;
 
-  for (const options of [{}, { pool }, { pool, useSharedArrayBuffer: false }]) {
-    const ours = countingStore();
-    const arr = await open(ours);
-    for (const w of windows) check(await get(arr, selectionOf(w), options), w);
-    assert.ok(total(ours.counts) <= total(theirs.counts), `${JSON.stringify(ours.counts)} against zarr.get's ${JSON.stringify(theirs.counts)}`);
-    assert.equal(ours.counts.index, 1, "one shard, its index read once");
-    assert.equal(ours.counts.get, 1, "zarr.json, read once by open");
-    // The same window again: its inner chunks only.
-    const before = { ...ours.counts };
-    check(await get(arr, selectionOf(windows[0]), options), windows[0]);
-    assert.equal(ours.counts.index, before.index);
-    assert.equal(ours.counts.get, before.get);
+  // (Files show no validator: an index is kept between reads only where the store is said to be
+  // immutable, as zarrita keeps its own; otherwise each read reads its index again.)
+  for (const immutable of [true, false]) {
+    for (const options of [{ immutable }, { pool, immutable }, { pool, useSharedArrayBuffer: false, immutable }]) {
+      const ours = countingStore();
+      const arr = await open(ours);
+      for (const w of windows) check(await get(arr, selectionOf(w), options), w);
+      assert.ok(total(ours.counts) <= total(theirs.counts), `${JSON.stringify(ours.counts)} against zarr.get's ${JSON.stringify(theirs.counts)}`);
+      assert.equal(ours.counts.index, immutable ? 1 : windows.length, "one shard, its index read once (immutable), else once a read");
+      assert.equal(ours.counts.get, 1, "zarr.json, read once by open");
+      // The same window again: its inner chunks only (immutable), or its index and them.
+      const before = { ...ours.counts };
+      check(await get(arr, selectionOf(windows[0]), options), windows[0]);
+      assert.equal(ours.counts.index, before.index + (immutable ? 0 : 1));
+      assert.equal(ours.counts.get, before.get);
+    }
   }
 });
 
-test("a window over four shards reads each of their indexes once, then none", async () => {
+test("a window over four shards reads each of their indexes once, then none (immutable), or again (by default)", async () => {
   const ours = countingStore();
   const arr = await open(ours);
   const w = [15, 25, 20, 30];
-  check(await get(arr, selectionOf(w)), w);
+  check(await get(arr, selectionOf(w), { immutable: true }), w);
   assert.equal(ours.counts.index, 4);
+  check(await get(arr, selectionOf(w), { pool, immutable: true }), w);
+  assert.equal(ours.counts.index, 4);
+  // Without `immutable` (files show no validator), each read reads them again.
   check(await get(arr, selectionOf(w), { pool }), w);
-  assert.equal(ours.counts.index, 4);
+  assert.equal(ours.counts.index, 8);
 });
 
 test("an array zarr.open opened: get reads zarr.json's text once (zarr.open keeps no exact copy), then one request a window", async () => {
@@ -84,7 +92,7 @@ test("an array zarr.open opened: get reads zarr.json's text once (zarr.open keep
   for (const w of windows) check(await zarr.get(arrTheirs, selectionOf(w)), w);
   const ours = countingStore();
   const arr = await zarr.open.v3(zarr.root(ours), { kind: "array" });
-  for (const w of windows) check(await get(arr, selectionOf(w)), w);
+  for (const w of windows) check(await get(arr, selectionOf(w), { immutable: true }), w);
   // One merged request a window for its inner chunks (all in one shard), where zarr.get asks for each.
   assert.deepEqual(ours.counts, { get: theirs.counts.get + 1, index: theirs.counts.index, range: theirs.counts.index + windows.length });
   assert.ok(theirs.counts.range > ours.counts.range);

@@ -4,7 +4,8 @@
 // 0.6.1), the package loads; `registerCodecs()` then zarrita's zarr.get, and the package's open
 // and get, read zarr-python's stores (packed, sharded, zstd, zfpy, pcodec) bit for bit;
 // getDecoded reads xarray's CF store as xarray does; set writes what get reads back; and
-// withWasmCodecs, which needs zarrita 0.7's store extensions, is refused (UNSUPPORTED).
+// withWasmCodecs, which needs zarrita 0.7's store extensions, is refused (UNSUPPORTED), and so is
+// validatingFetch, which needs 0.7's FetchStore `fetch` option.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -30,7 +31,7 @@ const STORES = {
   v3_i4_2d_mode_classic: ["tests/fixtures/pcodec/v3_i4_2d_mode_classic.zarr", hexOf("tests/fixtures/pcodec/v3_i4_2d_mode_classic.expected.bin")],
 };
 
-test("with zarrita 0.6.1 the package loads, registerCodecs + zarr.get and open + get read exactly, getDecoded and set work, withWasmCodecs is refused", () => {
+test("with zarrita 0.6.1 the package loads, registerCodecs + zarr.get and open + get read exactly, getDecoded and set work, withWasmCodecs and validatingFetch are refused", () => {
   // The app: zarrita 0.6.1 as its zarrita, the package as npm installs it (dist/ and package.json).
   const modules = join(app, "node_modules");
   mkdirSync(join(modules, "@zarrita"), { recursive: true });
@@ -45,7 +46,7 @@ test("with zarrita 0.6.1 the package loads, registerCodecs + zarr.get and open +
   writeFileSync(join(app, "run.mjs"), `
 import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
-import { get, getDecoded, open, registerCodecs, set, withWasmCodecs } from "zarr-wasm-codecs";
+import { get, getDecoded, open, registerCodecs, set, validatingFetch, withWasmCodecs } from "zarr-wasm-codecs";
 const hex = (d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString("hex");
 const stores = ${JSON.stringify(Object.fromEntries(Object.entries(STORES).map(([k, [p]]) => [k, join(root, p)])))};
 const out = { zarrita: JSON.parse((await import("node:fs")).readFileSync("node_modules/zarrita/package.json", "utf8")).version, zarrGet: {}, openGet: {} };
@@ -72,6 +73,8 @@ const values = Float64Array.from({ length: 12 }, (_, i) => (i - 5) / 10);
 await set(written, null, { data: values, shape: [4, 3], stride: [3, 1] });
 out.written = { get: Array.from((await get(await open(files))).data), zarrGet: Array.from((await zarr.get(await zarr.open.v3(files, { kind: "array" }))).data), values: Array.from(values) };
 try { withWasmCodecs(files); out.wrapped = "made"; } catch (e) { out.wrapped = e.code; }
+// zarrita 0.6's FetchStore takes no fetch option: validatingFetch() would be dropped unseen.
+try { validatingFetch(); out.validating = "made"; } catch (e) { out.validating = e.code; }
 console.log(JSON.stringify(out));
 `);
   const out = JSON.parse(execFileSync(process.execPath, ["run.mjs"], { cwd: app, encoding: "utf8" }));
@@ -84,4 +87,5 @@ console.log(JSON.stringify(out));
   assert.deepEqual(out.written.get, out.written.values, "set then get");
   assert.deepEqual(out.written.zarrGet, out.written.values, "set then zarr.get");
   assert.equal(out.wrapped, "UNSUPPORTED");
+  assert.equal(out.validating, "UNSUPPORTED", "validatingFetch() refused where zarrita's FetchStore has no fetch option");
 });
