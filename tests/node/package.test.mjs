@@ -1,6 +1,6 @@
 // What npm would publish: the licenses, the third-party notices (current with Cargo.lock), the
 // changelog and the built package, including the zfp module's .wasm file; a build before
-// packing; the peer range that is tested.
+// packing; the peer range that is tested, an optional peer.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -38,7 +38,7 @@ test("the notices name every crate compiled into the wasm, as Cargo.lock has the
   execFileSync(process.execPath, [join(root, "scripts/notices.mjs"), "--check"], { cwd: root, stdio: "pipe" });
 });
 
-test("package.json: a build before packing, the license files, the tested zarritas as the peer range", () => {
+test("package.json: a build before packing, the license files, the tested zarritas as the peer range, an optional peer", () => {
   assert.equal(pkg.scripts.prepack, "npm run build");
   assert.equal(pkg.license, "MIT OR Apache-2.0");
   // The range's floor is the zarrita tests/node/zarrita-06.test.mjs runs (zarrita-0.6), its top
@@ -47,6 +47,9 @@ test("package.json: a build before packing, the license files, the tested zarrit
   assert.equal(pkg.peerDependencies.zarrita, `>=${version("zarrita-0.6")} <0.8`);
   const [major, minor, patch] = version("zarrita").split(".").map(Number);
   assert.ok(major === 0 && minor === 7 && patch >= 5, `the tested zarrita ${version("zarrita")} is in the range`);
+  // An optional peer: npm never installs a zarrita for the package, so the app's (an ngff-zarr
+  // app's 0.6) stays the one its other packages get (tests/node/npm-resolve.test.mjs).
+  assert.equal(pkg.peerDependenciesMeta.zarrita?.optional, true);
   // fizarrita, for the worker entry only: an optional peer.
   assert.equal(pkg.peerDependenciesMeta["@fideus-labs/fizarrita"]?.optional, true);
 });
