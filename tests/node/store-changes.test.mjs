@@ -113,11 +113,17 @@ const WORKER_PATHS = {
   "wrapped workerFetch": async (s) => { const a = await zarr.open.v3(zarr.root(withWasmCodecs(s, { pool, workerFetch: true })), { kind: "array" }); return (q) => zarr.get(a, sel(q)); },
 };
 
-/** Reads `q` of A, rewrites the store to B, reads `q` and then `also` of B: every value as zarr-python read that version. */
-async function readAcrossRewrite(server, read, q, label, also = []) {
+/**
+ * Reads `q` of A, rewrites the store to B, reads `q` and then `also` of B: every value as
+ * zarr-python read that version; `indexOnce`: the read after the rewrite reads the shard's index
+ * once (the change seen, the index read again once however many chunk reads saw it).
+ */
+async function readAcrossRewrite(server, read, q, label, also = [], indexOnce = false) {
   assert.deepEqual((await read(q)).data, expected(A, q), `${label}: before the rewrite`);
   server.rewrite(B);
+  const from = server.log.length;
   assert.deepEqual((await read(q)).data, expected(B, q), `${label}: after the rewrite`);
+  if (indexOnce) assert.equal(server.indexReads(from), 1, `${label}: the index read again once`);
   for (const r of also) assert.deepEqual((await read(r)).data, expected(B, r), `${label}: after the rewrite, ${JSON.stringify(r)}`);
 }
 
@@ -128,7 +134,7 @@ test("a rewrite the validators show: the chunks the old index called missing are
       const store = how in WORKER_PATHS ? new zarr.FetchStore(server.url) : new zarr.FetchStore(server.url, { fetch: validatingFetch() });
       const read = await reader(store);
       const label = `${validators}, ${how}`;
-      await readAcrossRewrite(server, read, WINDOW, label, [EMPTY_A]);
+      await readAcrossRewrite(server, read, WINDOW, label, [EMPTY_A], true);
       // A's empty chunk alone, read first while the index kept says it is missing.
       const again = await serve(validators);
       const fresh = await reader(how in WORKER_PATHS ? new zarr.FetchStore(again.url) : new zarr.FetchStore(again.url, { fetch: validatingFetch() }));
