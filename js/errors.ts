@@ -74,10 +74,33 @@ export function isCodecError(e: unknown): e is CodecError {
 /**
  * The package's error code in `e` or in the errors it wraps (`cause` after `cause`): zarrita
  * reports a failed codec as its own CodecPipelineError, with the package's error as its cause.
- * `undefined` when there is none.
+ * An error that carries no code but whose message starts with one in brackets, `[CHUNK_LENGTH]
+ * ...` (the form in which the fizarrita worker entry's errors reach the page: see
+ * `codeInMessage`), has that code. `undefined` when there is none.
  */
 export function errorCode(e: unknown): ErrorCode | undefined {
-  return codedWithin(e)?.code;
+  for (let at = e, depth = 0; at !== undefined && at !== null && depth < 16; depth++) {
+    if (isCodecError(at)) return at.code;
+    const written = at instanceof Error ? CODE_IN_MESSAGE.exec(at.message)?.[1] : undefined;
+    if (written !== undefined && known.has(written)) return written as ErrorCode;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A code written at the start of a message (see `codeInMessage`). */
+const CODE_IN_MESSAGE = /^\[([A-Z_]+)\] /;
+
+/**
+ * `e` with the code of the package's error it is or wraps written at the start of its message,
+ * `[CODE] message` (a coded error with the original as `cause`, its fields kept), for where an
+ * error's message alone travels: fizarrita's workers hand the page a new Error with the message
+ * only. `e` itself where it carries no code, or its message starts with it already.
+ */
+export function codeInMessage(e: unknown): unknown {
+  const inner = codedWithin(e);
+  if (!inner || !(e instanceof Error) || e.message.startsWith(`[${inner.code}] `)) return e;
+  return withFields(codedError(inner.code, `[${inner.code}] ${e.message}`, e), inner);
 }
 
 /** The package's error that `e` is or wraps (`cause` after `cause`), if any. */

@@ -5,7 +5,7 @@ import * as zarr from "zarrita";
 import { itemised } from "./data-types.js";
 import { codedError, fromStore, naming, withFields } from "./errors.js";
 import { metadataText, ownRead } from "./metadata.js";
-import { checkMetadata, codecNames, requireRegistered, zarritaContext } from "./open.js";
+import { checkMetadata, codecNames, open, requireRegistered, zarritaContext } from "./open.js";
 import { type AnyStore, chunkLocator, rangesOf, shardCoordsOf, type WorkerFetchInit } from "./fetch.js";
 import { byThePackage, noteArray } from "./turns.js";
 import { type TileReader, typedArrayFor } from "./place.js";
@@ -341,7 +341,7 @@ export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecs
       const asked = () => fromStore(key, () => store.get(key, request as never));
       const bytes = METADATA.test(key) ? await naming(nodeOf(key), asked) : await asked();
       if (bytes && METADATA.test(key) && !ownRead(request)) {
-        if (ARRAY_METADATA.test(key)) await refuseWhatZarritaCannotOpen(key, bytes);
+        await refuseWhatZarritaCannotOpen(store as AnyStore, key, bytes);
         opened.set(key, bytes);
         for (const old of opened.keys()) if (opened.size > OPENED_KEPT) opened.delete(old);
       }
@@ -393,31 +393,38 @@ function defineStoreExtension(): typeof zarr.defineStoreExtension {
   return (() => refuse) as never;
 }
 
-/** The metadata files zarr.open reads of an array. */
-const ARRAY_METADATA = /(^|\/)(zarr\.json|\.zarray)$/;
 /** Those and a v2 array's attributes: what the package's own read of an array's metadata text asks for. */
 const METADATA = /(^|\/)(zarr\.json|\.zarray|\.zattrs)$/;
 /** How many metadata files zarr.open read are kept for the package's own read (see `withWasmCodecs`). */
 const OPENED_KEPT = 16;
 
 /**
- * Refuses (UNSUPPORTED, at zarr.open) the metadata of an array that zarrita cannot open or whose
- * chunk grid its indexing cannot represent, saying to read it with the package's `open` and
- * `get` (which read it through this store too): without this, such an array fails at open
- * with zarrita's uncoded error, or later, inside zarr.get. zarrita itself is asked, on a store
- * holding this file alone.
+ * Refuses at zarr.open, as the package's `open` would, a metadata file (zarr.json, `.zarray` or
+ * `.zattrs`, as zarr.open read it from `store`) that zarrita cannot read or open, so that either
+ * way of opening says the same: a file that is not JSON is INVALID_METADATA (naming the file);
+ * an array zarrita cannot open, or whose chunk grid its indexing cannot represent, is refused
+ * with `open`'s own error where `open` refuses it too (UNKNOWN_DATA_TYPE for a data type nobody
+ * registered, UNSUPPORTED for a chunk grid it does not read, ...), and otherwise with
+ * UNSUPPORTED, saying to read it with the package's `open` and `get` (which read it through
+ * the same store) where they do. Each carries the array's `path`. Without this, such an array
+ * fails at open with zarrita's uncoded error, or later, inside zarr.get. zarrita itself is
+ * asked, on a store holding this file alone; `open`, only then, over `store` with this file as
+ * zarr.open read it.
  */
-async function refuseWhatZarritaCannotOpen(key: string, bytes: Uint8Array): Promise<void> {
+async function refuseWhatZarritaCannotOpen(store: AnyStore, key: string, bytes: Uint8Array): Promise<void> {
   const file = key.slice(key.lastIndexOf("/") + 1);
-  const path = key.slice(0, key.length - file.length) || "/";
+  const dir = key.slice(0, key.length - file.length) || "/";
+  const path = dir.length > 1 ? dir.slice(0, -1) : dir;
   let meta: { node_type?: unknown; chunk_grid?: { name?: unknown } };
   try {
     meta = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return; // zarr.open's own error says what is wrong with it.
+  } catch (e) {
+    // (zarr.open's own error for it has no code, and names neither the node nor the file.)
+    throw withFields(codedError("INVALID_METADATA", `"${path}": invalid metadata: ${file} is not valid JSON: ${messageOf(e)}`, e), { path });
   }
-  if (file === "zarr.json" && meta?.node_type !== "array") return;
+  if (file === ".zattrs" || (file === "zarr.json" && meta?.node_type !== "array")) return;
   let why: string | undefined;
+  let cause: unknown;
   if (file === "zarr.json" && meta.chunk_grid?.name !== "regular") {
     why = `its chunk grid (${JSON.stringify(meta.chunk_grid?.name)}) is not one zarrita's indexing has`;
   } else {
@@ -426,10 +433,26 @@ async function refuseWhatZarritaCannotOpen(key: string, bytes: Uint8Array): Prom
     try {
       await (file === "zarr.json" ? zarr.open.v3(alone, { kind: "array" }) : zarr.open.v2(alone, { kind: "array" }));
     } catch (e) {
-      why = `zarrita cannot open it (${e instanceof Error ? e.message : String(e)})`;
+      why = `zarrita cannot open it (${messageOf(e)})`;
+      cause = e;
     }
   }
-  if (why) {
-    throw codedError("UNSUPPORTED", `array "${path.length > 1 ? path.slice(0, -1) : path}": ${why}; read it with this package's open() and get(), which read it through the same store`);
-  }
+  if (!why) return;
+  // What the package's open says of it: its error (with its code and `path`) where it refuses
+  // it too. (The file as zarr.open read it; a v2 array's zarr.json, which zarr.open did not
+  // read, as absent; its other files from the store.)
+  const served = {
+    get: (k: zarr.AbsolutePath, options?: unknown) =>
+      k === key ? bytes : file === ".zarray" && k === `${dir}zarr.json` ? undefined : store.get(k, options),
+  };
+  const arr = await open(new zarr.Location(served as AnyStore, path as zarr.AbsolutePath));
+  // Its advice only where the package's get reads it.
+  const reads = await packageReads(arr as Readable).catch(() => false);
+  const advice = reads
+    ? "; read it with this package's open() and get(), which read it through the same store"
+    : ", and this package's get() does not read it either";
+  throw withFields(codedError("UNSUPPORTED", `array "${path}": ${why}${advice}`, cause), { path });
 }
+
+/** An error's message (or what was thrown, as text). */
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));

@@ -2,10 +2,12 @@
 // codecs its workers import), as ngff-zarr does, with zarrita 0.6: each store the page names
 // read with fizarrita's getWorker, its workers the package's fizarrita worker entry
 // (`zarr-wasm-codecs/fizarrita-worker`); and with fizarrita's own worker, for comparison. Answers
-// the hex of each read's bytes (or its error), for the Node test to hold to zarr-python's.
+// the hex of each read's bytes (or its error, and the package's code that `errorCode` reads from
+// it), for the Node test to hold to zarr-python's.
 import { getWorker } from "@fideus-labs/fizarrita";
 import { WorkerPool } from "@fideus-labs/worker-pool";
 import * as zarr from "zarrita";
+import { errorCode } from "zarr-wasm-codecs";
 import workerUrl from "zarr-wasm-codecs/fizarrita-worker?worker&url";
 import { hex } from "./hex.js";
 
@@ -21,7 +23,7 @@ async function read(base, names, withPackage) {
         const chunk = withPackage ? await read : await Promise.race([read, new Promise((_, no) => setTimeout(() => no(new Error("no answer in 5 s")), 5000))]);
         out[name] = { shape: chunk.shape, type: chunk.data.constructor.name, hex: hex(chunk.data) };
       } catch (e) {
-        out[name] = { error: String(e?.message ?? e) };
+        out[name] = { error: String(e?.message ?? e), code: errorCode(e) };
       }
     }
   } finally {

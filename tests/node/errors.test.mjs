@@ -69,6 +69,21 @@ test("errorCode and isCodecError on the package's own errors and on others", asy
   assert.equal(errorCode(cycle), undefined);
 });
 
+test("errorCode reads a code written at the start of a message, as errors from fizarrita's workers reach the page", () => {
+  // fizarrita's RPC rejects with a new Error holding the worker's message alone.
+  const message = "[CHUNK_LENGTH] chunk has 256 elements but its shape and data type need 32";
+  assert.equal(errorCode(new Error(message)), "CHUNK_LENGTH");
+  assert.equal(isCodecError(new Error(message)), false);
+  assert.equal(errorCode(new Error("reading failed", { cause: new Error(message) })), "CHUNK_LENGTH");
+  // Only a code of the package's, in that form, at the start.
+  for (const other of ["[NOT_A_CODE] x", "[CHUNK_LENGTH]x", "x [CHUNK_LENGTH] y", "CHUNK_LENGTH: x"]) {
+    assert.equal(errorCode(new Error(other)), undefined, other);
+  }
+  assert.equal(errorCode(message), undefined);
+  // An error with a code of its own answers that code.
+  assert.equal(errorCode(Object.assign(new Error("[CAST] x"), { code: "CHECKSUM" })), "CHECKSUM");
+});
+
 test("get, set and getDecoded name the array in the package's errors", async () => {
   const { getDecoded, set: write, get: read } = await import("zarr-wasm-codecs");
   const meta = {

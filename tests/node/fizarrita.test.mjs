@@ -3,7 +3,9 @@
 // with zarrita 0.7 its workers' codecs fail), reads zarr-python's packed, zfpy and pcodec stores
 // with fizarrita's getWorker, its pool's workers `zarr-wasm-codecs/fizarrita-worker`, held bit
 // for bit to zarr-python's values, in headless Chromium. The same reads with fizarrita's own
-// worker fail (zarrita 0.6 has none of these codecs), so the entry is what decodes them.
+// worker fail (zarrita 0.6 has none of these codecs), so the entry is what decodes them. A
+// refusal inside the workers reaches the page with its code at the start of its message
+// (fizarrita hands on the message alone), which the package's errorCode reads there.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -55,8 +57,13 @@ before(async () => {
     root: join(root, "tests/browser"),
     plugins: [zarrita06],
     worker: { plugins: () => [zarrita06] },
-    // (The package as an app has it installed: its export of the entry, from dist/.)
-    resolve: { alias: [{ find: /^zarr-wasm-codecs\/fizarrita-worker/, replacement: join(root, "dist/fizarrita-worker.js") }] },
+    // (The package as an app has it installed: its exports of the entry and of errorCode, from dist/.)
+    resolve: {
+      alias: [
+        { find: /^zarr-wasm-codecs\/fizarrita-worker/, replacement: join(root, "dist/fizarrita-worker.js") },
+        { find: /^zarr-wasm-codecs$/, replacement: join(root, "dist/index.js") },
+      ],
+    },
     base: "./",
     logLevel: "warn",
     build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "tests/browser/fizarrita.html") } },
@@ -70,7 +77,7 @@ after(async () => {
   server?.close();
 });
 
-test("fizarrita's pool with the package's worker entry reads packed, zfpy and pcodec stores exactly (zarrita 0.6, Chromium)", async () => {
+test("fizarrita's pool with the package's worker entry reads packed, zfpy and pcodec stores exactly, and its refusals reach the page coded (zarrita 0.6, Chromium)", async () => {
   const page = await browser.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -90,5 +97,8 @@ test("fizarrita's pool with the package's worker entry reads packed, zfpy and pc
     const alone = result.alone[store];
     assert.ok(alone.error !== undefined || alone.hex !== hex, `${store}: fizarrita's own worker read it too`);
   }
-  assert.match(result.withPackage[MISSHAPED].error ?? "", /chunk has 256 elements but its shape and data type need 32/);
+  // Refused in a worker: the code at the start of the message the page gets, read by errorCode.
+  const refused = result.withPackage[MISSHAPED];
+  assert.match(refused.error ?? "", /^\[CHUNK_LENGTH\] .*chunk has 256 elements but its shape and data type need 32/);
+  assert.equal(refused.code, "CHUNK_LENGTH", refused.error);
 });

@@ -5,7 +5,8 @@
 // path (zarr-python's stores, values against the package's own get, which tests/node/vlen and
 // written tests hold to zarr-python); a store's failure at zarr.open coded STORE_FAILED with
 // path and key; zarr.set over the wrapped store refused with a coded error where zarrita cannot
-// encode, and set() writing through the same arrays.
+// encode, and set() writing through the same arrays; metadata zarr.open cannot read refused with
+// the code and path the package's open gives it, advising open and get only where they read it.
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
@@ -143,4 +144,76 @@ test("zarr.set over the wrapped store: refused, coded and naming set() and regis
   await set(arr, null, value);
   assert.deepEqual(Array.from((await zarr.get(arr)).data), Array.from(value.data));
   assert.deepEqual(new Int16Array(files.get("/c/0").buffer.slice(0)), Int16Array.of(1, 2, 3, 4));
+});
+
+test("metadata zarr.open over the wrapped store refuses has the code and path open gives it: files that are not JSON, unknown data types (v3, v2), an unknown chunk grid", async (t) => {
+  const text = (v) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
+  const v3 = (edit) => {
+    const meta = {
+      zarr_format: 3, node_type: "array", shape: [4, 4], data_type: "float32", fill_value: 0, attributes: {},
+      chunk_grid: { name: "regular", configuration: { chunk_shape: [2, 2] } },
+      chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }],
+    };
+    edit(meta);
+    return meta;
+  };
+  const v2 = { zarr_format: 2, shape: [4, 4], chunks: [2, 2], dtype: "<f4", fill_value: 0, order: "C", compressor: null, filters: null };
+  // Each case: the array's files (under /a) and the code the package's open gives.
+  const CASES = {
+    "zarr.json that is not JSON": [{ "zarr.json": '{"zarr_format": 3, "node_type": "array", ' }, "INVALID_METADATA"],
+    ".zarray that is not JSON": [{ ".zarray": "{oops" }, "INVALID_METADATA"],
+    ".zattrs that is not JSON": [{ ".zarray": v2, ".zattrs": "{oops" }, "INVALID_METADATA"],
+    "float128": [{ "zarr.json": v3((m) => (m.data_type = "float128")) }, "UNKNOWN_DATA_TYPE"],
+    "a made-up data type": [{ "zarr.json": v3((m) => (m.data_type = "made_up_type")) }, "UNKNOWN_DATA_TYPE"],
+    "a made-up chunk grid": [{ "zarr.json": v3((m) => (m.chunk_grid = { name: "made_up_grid", configuration: { chunk_shape: [2, 2] } })) }, "UNSUPPORTED"],
+    "a v2 dtype nobody registered (<f16)": [{ ".zarray": { ...v2, dtype: "<f16" } }, "UNKNOWN_DATA_TYPE"],
+  };
+  for (const [name, [given, code]] of Object.entries(CASES)) {
+    await t.test(name, async () => {
+      const files = new Map(Object.entries(given).map(([file, v]) => [`/a/${file}`, text(v)]));
+      const store = { get: async (k) => files.get(k) };
+      const byOpen = await open(zarr.root(store).resolve("a")).then(() => assert.fail(`${name}: open opened it`), (x) => x);
+      assert.equal(byOpen.code, code, `${name}, open: ${byOpen.message}`);
+      assert.equal(byOpen.path, "/a", `${name}, open`);
+      const version = "zarr.json" in given ? "v3" : "v2";
+      for (const [how, opening] of [
+        ["zarr.open", (s) => zarr.open(s, { kind: "array" })],
+        [`zarr.open.${version}`, (s) => zarr.open[version](s, { kind: "array" })],
+      ]) {
+        const e = await opening(zarr.root(withWasmCodecs(store)).resolve("a")).then(() => assert.fail(`${name}, ${how}: opened`), (x) => x);
+        assert.equal(e.code, code, `${name}, ${how}: ${e.message}`);
+        assert.equal(e.path, "/a", `${name}, ${how}`);
+        if (code === "INVALID_METADATA") {
+          // (Naming the file that is not JSON.)
+          assert.match(e.message, new RegExp(`${Object.keys(given).at(-1).replace(".", "\\.")} is not valid JSON`), `${name}, ${how}`);
+        } else {
+          // open's own refusal: no advice to read it with open and get, which refuse it too.
+          assert.equal(e.message, byOpen.message, `${name}, ${how}`);
+        }
+      }
+    });
+  }
+});
+
+test("an array zarrita cannot open is refused at zarr.open over the wrapped store with advice to use open and get only where they read it", async () => {
+  // zarr-extensions' rectilinear grid, as zarrs wrote it: open and get read it (their values
+  // are zarrs', tests/node/extensions.test.mjs), through the same wrapped store.
+  const dir = join(fixtures, "extensions/stores/rectilinear_2d.zarr");
+  const want = readFileSync(join(fixtures, "extensions/stores/rectilinear_2d.expected.bin"));
+  const store = withWasmCodecs(new FileSystemStore(dir));
+  const e = await zarr.open(zarr.root(store), { kind: "array" }).then(() => assert.fail("opened"), (x) => x);
+  assert.equal(e.code, "UNSUPPORTED", e.message);
+  assert.equal(e.path, "/");
+  assert.match(e.message, /this package's open\(\) and get\(\)/);
+  const got = await get(await open(zarr.root(store)));
+  assert.ok(Buffer.from(got.data.buffer, got.data.byteOffset, got.data.byteLength).equals(want), "open and get read it");
+  // The same grid with sharding, which open refuses: its refusal, with no such advice.
+  const meta = JSON.parse(readFileSync(join(dir, "zarr.json"), "utf8"));
+  meta.codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [1, 1], codecs: meta.codecs, index_codecs: [{ name: "bytes", configuration: { endian: "little" } }] } }];
+  const sharded = { get: async (k) => (k === "/zarr.json" ? new TextEncoder().encode(JSON.stringify(meta)) : undefined), getRange: async () => undefined };
+  const byOpen = await open(zarr.root(sharded)).then(() => assert.fail("open opened it"), (x) => x);
+  const refused = await zarr.open(zarr.root(withWasmCodecs(sharded)), { kind: "array" }).then(() => assert.fail("opened"), (x) => x);
+  assert.deepEqual([refused.code, refused.path, refused.message], [byOpen.code, byOpen.path, byOpen.message]);
+  assert.doesNotMatch(refused.message, /open\(\) and get\(\)/);
 });
