@@ -158,7 +158,7 @@ export function indexPlaces(per: number[], order: number[] | null): Int32Array |
 }
 
 /** A missing inner chunk's offset in the core's reading of a shard index (2^64 - 1, as a number). */
-const MISSING = 2 ** 64;
+export const MISSING = 2 ** 64;
 
 /** One chunk's stored bytes and its store key (for errors). */
 export interface Fetched {

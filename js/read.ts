@@ -11,7 +11,7 @@ import { type ArrayAccess, coreAccess, decodedAccess } from "./access.js";
 import { itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, errorCode, fromStore, naming, namingChunk } from "./errors.js";
 import {
-  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, type Range, rangesOf, type Remote, SHARD_INDEX_BYTES,
+  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, MISSING, type Range, rangesOf, type Remote, SHARD_INDEX_BYTES,
   shardCoordsOf, type Table, urlOf, type WorkerFetchInit,
 } from "./fetch.js";
 import { isNode } from "./node.js";
@@ -631,7 +631,7 @@ function smallestRange(table: Table): Range | undefined {
   let best: Range | undefined;
   for (let i = 0; i < table.entries.length; i += 2) {
     const [offset, length] = [table.entries[i], table.entries[i + 1]];
-    if (offset !== 2 ** 64 && length > 0 && (!best || length < best.length)) best = { offset, length };
+    if (offset !== MISSING && length > 0 && (!best || length < best.length)) best = { offset, length };
   }
   return best;
 }
