@@ -27,18 +27,40 @@ export async function fetchStored(remote: Remote, signal?: AbortSignal): Promise
   }
   checkUnchanged(url, remote.expect, validatorOf(answer.response));
   if (!range) return answer.bytes;
-  const { response, bytes } = answer;
+  return rangeAnswered({ first: range.offset, last: range.offset + range.length - 1 }, answer.response, answer.bytes, failed);
+}
+
+/**
+ * The bytes a range request asked for (`bytes=first-last`, `bytes=first-`, or the last `last`
+ * bytes where `first` is not given), out of its answer (`bytes`, its body): a 206 must name them
+ * in its Content-Range (where it gives one) and hold them all; a 200 (the whole object) gives
+ * them by slicing. Otherwise `failed` (STORE_FAILED, naming the URL and the range). Shared by the
+ * workers' fetches and `validatingFetch`.
+ */
+export function rangeAnswered(asked: { first?: number; last?: number }, response: Response, bytes: Uint8Array, failed: (why: string) => Error): Uint8Array {
+  const { first, last } = asked;
+  const length = first !== undefined && last !== undefined ? last - first + 1 : undefined;
   if (response.status === 200) {
-    // The whole object: the range's bytes of it, if it has them.
-    if (bytes.length < range.offset + range.length) throw failed(`it answered 200 with ${bytes.length} bytes, which do not hold the range`);
-    return bytes.subarray(range.offset, range.offset + range.length);
+    const n = bytes.length;
+    if (first === undefined) return bytes.subarray(Math.max(0, n - (last ?? 0)));
+    const end = last === undefined ? n : last + 1;
+    if (end > n) throw failed(`it answered 200 with ${n} bytes, which do not hold the range`);
+    return bytes.subarray(first, end);
   }
   const said = response.headers.get("content-range");
-  const m = said === null ? null : /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(said.trim());
-  if (said !== null && (!m || Number(m[1]) !== range.offset || Number(m[2]) !== range.offset + range.length - 1)) {
-    throw failed(`it answered ${said}`);
+  if (said !== null) {
+    const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(said.trim());
+    if (!m) throw failed(`it answered ${said}`);
+    const [from, to, total] = [Number(m[1]), Number(m[2]), m[3] === "*" ? undefined : Number(m[3])];
+    const right = first === undefined
+      ? total !== undefined && to === total - 1 && to - from + 1 === Math.min(last ?? 0, total)
+      : from === first && (last === undefined ? total !== undefined && to === total - 1 : to === (total === undefined ? last : Math.min(last, total - 1)));
+    if (!right) throw failed(`it answered ${said}`);
+    if (bytes.length !== to - from + 1) throw failed(`it answered ${bytes.length} bytes of the ${to - from + 1} its Content-Range names`);
+    return bytes;
   }
-  if (bytes.length !== range.length) throw failed(`it answered ${bytes.length} bytes of the ${range.length} asked for`);
+  // (No Content-Range: only the length can be checked.)
+  if (length !== undefined && bytes.length !== length) throw failed(`it answered ${bytes.length} bytes of the ${length} asked for`);
   return bytes;
 }
 

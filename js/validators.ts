@@ -4,6 +4,7 @@
 import * as zarr from "zarrita";
 import { codedError } from "./errors.js";
 import { baseStore } from "./identity.js";
+import { rangeAnswered } from "./remote.js";
 import { type Version, validatorOf } from "./versions.js";
 
 /**
@@ -70,35 +71,14 @@ export function validatingFetch(given?: (request: Request) => Promise<Response>)
 }
 
 /**
- * The bytes a range request (`wanted`: `bytes=first-last`, or `bytes=-suffix`) asked for, out
- * of its response's body: a 206 must name them in its Content-Range and hold them all; a 200
- * (the whole object) gives them by slicing. STORE_FAILED otherwise, naming the URL and the range.
+ * The bytes a range request (`wanted`: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`)
+ * asked for, out of its response's body (see `rangeAnswered`).
  */
 function rangeOf(url: string, wanted: RegExpExecArray, response: Response, body: ArrayBuffer): ArrayBuffer {
-  const [first, last] = [wanted[1] === "" ? undefined : Number(wanted[1]), wanted[2] === "" ? undefined : Number(wanted[2])];
-  const asked = `bytes ${wanted[1]}-${wanted[2]}`;
-  const failed = (why: string) => codedError("STORE_FAILED", `the store failed on ${url} (${asked}): ${why}`);
-  if (response.status === 200) {
-    const n = body.byteLength;
-    const [from, to] = first === undefined ? [Math.max(0, n - (last ?? 0)), n] : [first, Math.min(n, (last ?? n - 1) + 1)];
-    if (first !== undefined && last !== undefined && to - from !== last - first + 1) throw failed(`it answered 200 with ${n} bytes, which do not hold the range`);
-    return body.slice(from, to);
-  }
-  const said = response.headers.get("content-range");
-  const m = said === null ? null : /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(said.trim());
-  if (said === null) {
-    // (A server that names no range: only the length can be checked.)
-    if (first !== undefined && last !== undefined && body.byteLength !== last - first + 1) throw failed(`it answered ${body.byteLength} bytes`);
-    return body;
-  }
-  if (!m) throw failed(`it answered ${said}`);
-  const [from, to, total] = [Number(m[1]), Number(m[2]), m[3] === "*" ? undefined : Number(m[3])];
-  const right = first === undefined
-    ? total !== undefined && to === total - 1 && to - from + 1 === Math.min(last ?? 0, total)
-    : from === first && (last === undefined ? total !== undefined && to === total - 1 : to === Math.min(last, total === undefined ? last : total - 1));
-  if (!right) throw failed(`it answered ${said}`);
-  if (body.byteLength !== to - from + 1) throw failed(`it answered ${body.byteLength} bytes for ${said}`);
-  return body;
+  const asked = wanted[1] === "" ? { last: Number(wanted[2]) } : { first: Number(wanted[1]), ...(wanted[2] === "" ? {} : { last: Number(wanted[2]) }) };
+  const failed = (why: string) => codedError("STORE_FAILED", `the store failed on ${url} (bytes ${wanted[1]}-${wanted[2]}): ${why}`);
+  const part = rangeAnswered(asked, response, new Uint8Array(body), failed);
+  return part.byteLength === body.byteLength ? body : body.slice(part.byteOffset, part.byteOffset + part.byteLength);
 }
 
 /** The stores whose validators were set aside (see `setValidatorsAside`). */
