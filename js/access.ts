@@ -3,7 +3,8 @@
 // each chunk shape and its fill value, made once per array and kept with it (`cached`).
 import * as zarr from "zarrita";
 import type { DataTypeInfo } from "./data-types.js";
-import { type AnyStore, type BytesCodec, decodeBytes, type IndexLevel, registryBytesCodecs, type ShardIndex } from "./fetch.js";
+import { type BytesCodec, decodeBytes, type IndexLevel, registryBytesCodecs, type ShardIndex } from "./fetch.js";
+import { type AnyStore } from "./store.js";
 import { type Bindings, compiledOf, loadModule, loadWasm, memoryOf, type PackingBindings } from "./load.js";
 import { metadataText } from "./metadata.js";
 import { bytesModuleOf, stepClass, type WholeChunkModule } from "./modules.js";

@@ -176,7 +176,7 @@ export type { GpuDecoder, GpuDecoderOptions, GpuTextureFormat, WebGPUResources }
 export { WorkerPool, defaultPool } from "./pool.js";
 export type { PoolOptions } from "./pool.js";
 export type { GetOptions, GetResult, Selection } from "./read.js";
-export type { WorkerFetchInit } from "./fetch.js";
+export type { WorkerFetchInit } from "./store.js";
 export { SHARD_INDEX_BYTES } from "./fetch.js";
 export { validatingFetch } from "./validators.js";
 export { DEFAULT_MERGE } from "./ranges.js";

@@ -4,7 +4,7 @@
 import type * as zarr from "zarrita";
 import { handOverRegistered } from "./data-types.js";
 import { fromStore } from "./errors.js";
-import type { AnyStore } from "./fetch.js";
+import type { AnyStore } from "./store.js";
 import { baseStore } from "./identity.js";
 import { exactJson, exactParse } from "./json.js";
 

@@ -9,7 +9,7 @@ import { codedError, codedStore, naming } from "./errors.js";
 import { CODEC_NAMES } from "./registry.js";
 import { asked, loadModule, loadWasm } from "./load.js";
 import { type MetadataText, metadataText, rememberText } from "./metadata.js";
-import { withRanges } from "./fetch.js";
+import { withRanges } from "./store.js";
 
 /** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
 export const exactCodecLists = new WeakSet<object>();

@@ -10,7 +10,7 @@ import { codedError } from "./errors.js";
 import { onAbort } from "./abort.js";
 import { builtin, isNode } from "./node.js";
 import { fillsItsBuffer, typedArrayNamed } from "./place.js";
-import type { Range, Remote } from "./fetch.js";
+import type { Range, Remote } from "./store.js";
 import {
   type EncodeJob, type EncodeRowJob, type Job, type JobMessage, type LayShardJob, type ModuleKind, type Reply, type ToWorker,
 } from "./protocol.js";

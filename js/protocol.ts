@@ -2,7 +2,7 @@
 // written once for both sides.
 import type { EncodeModule, ModuleName } from "./modules.js";
 import type { ShardLayout } from "./encode.js";
-import type { Range, Remote } from "./fetch.js";
+import type { Range, Remote } from "./store.js";
 import type { StageSpec } from "./place.js";
 
 /** The wasm modules a worker may start (the module table's). */

@@ -2,7 +2,7 @@
 // ask for close together in time are fetched as few requests, each covering a run of them
 // (gaps between them included, up to a limit), and split back.
 import { codedError } from "./errors.js";
-import type { Range } from "./fetch.js";
+import type { Range } from "./store.js";
 import { nextTask } from "./schedule.js";
 
 /** How ranges are merged: the largest gap of unwanted bytes a request spans, and the most bytes it asks for. */

@@ -10,10 +10,8 @@ import * as zarr from "zarrita";
 import { type ArrayAccess, coreAccess, decodedAccess } from "./access.js";
 import { itemised, itemsOf, laneSelection } from "./data-types.js";
 import { codedError, errorCode, fromStore, naming, namingChunk } from "./errors.js";
-import {
-  answersOwned, type AnyStore, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, MISSING, type Range, rangesOf, type Remote, SHARD_INDEX_BYTES,
-  shardCoordsOf, type Table, urlOf, type WorkerFetchInit,
-} from "./fetch.js";
+import { answersOwned, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, MISSING, SHARD_INDEX_BYTES, shardCoordsOf, type Table } from "./fetch.js";
+import { type AnyStore, type Range, rangesOf, type Remote, urlOf, type WorkerFetchInit } from "./store.js";
 import { isNode } from "./node.js";
 import { FLOAT16_MISSING, readByZarrita } from "./open.js";
 import {

@@ -1,6 +1,6 @@
 // A fetch of a chunk (or a run of a shard) straight from a store's URL, as zarrita's FetchStore
 // answers, with the checks a range needs: by the pool's workers (see `GetOptions.workerFetch`).
-import type { Remote, WorkerFetchInit } from "./fetch.js";
+import type { Remote, WorkerFetchInit } from "./store.js";
 import { checkUnchanged, validatorOf } from "./versions.js";
 
 /**
