@@ -1,7 +1,7 @@
 // Which codec registry entries are this package's (registerCodecs adds them here), so that a
 // write can tell whether zarrita would encode an array with its own codecs or with these.
 
-import { CODECS } from "./wasm/tables.js";
+import { CODECS } from "../wasm/tables.js";
 
 /**
  * The wasm codecs this package registers, from the codec table: its array -> array codecs

@@ -10,11 +10,11 @@
 // float32 upload: they are refused (NOT_ON_GPU), as are chains whose stored values are not
 // numbers (zfp and pcodec of floats store floats; strings, complex...).
 import * as zarr from "zarrita";
-import { codedError, naming } from "./errors.js";
-import { exactJson, exactParse } from "./json.js";
-import { get } from "./read.js";
-import type { CodecMeta } from "./access.js";
-import { storedTwin } from "./stored.js";
+import { codedError, naming } from "../common/errors.js";
+import { exactJson, exactParse } from "../common/json.js";
+import { get } from "../reading/read.js";
+import type { CodecMeta } from "../reading/access.js";
+import { storedTwin } from "../reading/stored.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 

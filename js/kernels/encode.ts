@@ -5,8 +5,8 @@
 // stored bytes) or over the fill value. The core's chain encodes the values (or, where the
 // stored bytes are the values themselves, they are taken as they are), and the steps'
 // modules encode them in turn: a whole-chunk serializer, then the compress module's codecs.
-import { codedError } from "./errors.js";
-import { cOrderStrides } from "./strides.js";
+import { codedError } from "../common/errors.js";
+import { cOrderStrides } from "../common/strides.js";
 import { type Decompressor, filled, type TypedArray, type TypedArrayCtor, unpackAll } from "./place.js";
 
 /** What the core's ArrayReader offers a write: a whole chunk encoded, and decoded for a merge. */

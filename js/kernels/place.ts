@@ -4,9 +4,9 @@
 // straight into the output (a chunk whose stored bytes are its values) or decoded by the
 // array's reader a tile at a time in wasm memory and copied run by run. No values are
 // computed here: the wasm does that.
-import { cOrderStrides } from "./strides.js";
-import type { BytesModule, WholeChunkModule } from "./modules.js";
-import { DATA_TYPES } from "./wasm/tables.js";
+import { cOrderStrides } from "../common/strides.js";
+import type { BytesModule, WholeChunkModule } from "../modules.js";
+import { DATA_TYPES } from "../wasm/tables.js";
 
 /** A typed array over a buffer, as the output types are. */
 export type TypedArray =

@@ -3,9 +3,9 @@
 // is loaded from its .wasm file, or, once "zarr-wasm-codecs/inline" is imported, from its
 // base64 copy; every module but the core is reached only through a dynamic import, so readers
 // that do not need it never load it.
-import { codedError } from "./errors.js";
-import { type GlueOf, MODULES, type ModuleName } from "./modules.js";
-import { builtin } from "./node.js";
+import { codedError } from "../common/errors.js";
+import { type GlueOf, MODULES, type ModuleName } from "../modules.js";
+import { builtin } from "../common/node.js";
 
 export type Bindings = GlueOf<"core">;
 export type PackingBindings = GlueOf<"packing">;

@@ -3,10 +3,10 @@
 // string's code points) crosses between the read and write path, which works on lanes, and
 // the caller, who gets and gives items.
 import * as zarr from "zarrita";
-import { codedError } from "./errors.js";
-import { exactJson, exactParse } from "./json.js";
-import { loadWasm } from "./load.js";
-import type { TypedArray } from "./place.js";
+import { codedError } from "../common/errors.js";
+import { exactJson, exactParse } from "../common/json.js";
+import { loadWasm } from "../loading/load.js";
+import type { TypedArray } from "../kernels/place.js";
 
 /** JSON values, with bigints for integers beyond 2^53 (read and written exactly). */
 type Json = null | boolean | number | bigint | string | Json[] | { [key: string]: Json };

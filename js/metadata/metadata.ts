@@ -3,10 +3,10 @@
 // exactly (JSON.parse would round them).
 import type * as zarr from "zarrita";
 import { handOverRegistered } from "./data-types.js";
-import { fromStore } from "./errors.js";
-import type { AnyStore } from "./store.js";
-import { baseStore } from "./identity.js";
-import { exactJson, exactParse } from "./json.js";
+import { fromStore } from "../common/errors.js";
+import type { AnyStore } from "../stores/store.js";
+import { baseStore } from "../stores/identity.js";
+import { exactJson, exactParse } from "../common/json.js";
 
 /**
  * An array's metadata text and the zarr format it was read as: a zarr.json (3), or a zarr v2
@@ -22,7 +22,7 @@ const OWN = Symbol.for("zarr-wasm-codecs.own-read");
 
 /**
  * The request options of the package's own reads of metadata files: the package's store
- * extension (js/extension.ts) checks the metadata zarr.open reads, and lets these through.
+ * extension (js/zarrita/extension.ts) checks the metadata zarr.open reads, and lets these through.
  */
 export const OWN_READ = { [OWN]: true };
 
@@ -73,7 +73,7 @@ function mayBeRounded(store: object, text: string): boolean {
 
 /**
  * The array's metadata as the consolidated metadata holds it, read as text from the store under
- * every zarrita extension (js/identity.ts): the entry of the root zarr.json's
+ * every zarrita extension (js/stores/identity.ts): the entry of the root zarr.json's
  * `consolidated_metadata` (zarr v3), or of `.zmetadata` (v2: `file`, .zarray or .zattrs);
  * undefined where it has none (the text the store gave is kept).
  */

@@ -5,11 +5,11 @@
 // package's codecs read exactly.
 import * as zarr from "zarrita";
 import { type DataType, dataType, type DataTypeInfo, itemised } from "./data-types.js";
-import { codedError, codedStore, naming } from "./errors.js";
-import { CODEC_NAMES } from "./registry.js";
-import { asked, loadModule, loadWasm } from "./load.js";
+import { codedError, codedStore, naming } from "../common/errors.js";
+import { CODEC_NAMES } from "../common/registry.js";
+import { asked, loadModule, loadWasm } from "../loading/load.js";
 import { type MetadataText, metadataText, rememberText } from "./metadata.js";
-import { withRanges } from "./store.js";
+import { withRanges } from "../stores/store.js";
 
 /** Codec lists read exactly: the adapter trusts the fill values zarrita hands along with them. */
 export const exactCodecLists = new WeakSet<object>();

@@ -6,11 +6,11 @@
 // of the pool assembles the read's output: its own jobs write into it, other workers'
 // boxes are passed on to it (transferred, not copied, on the main thread), and it hands the
 // whole output over at the end, so the main thread copies no values.
-import { codedError } from "./errors.js";
-import { onAbort } from "./abort.js";
-import { builtin, isNode } from "./node.js";
-import { fillsItsBuffer, typedArrayNamed } from "./place.js";
-import type { Range, Remote } from "./store.js";
+import { codedError } from "../common/errors.js";
+import { onAbort } from "../common/abort.js";
+import { builtin, isNode } from "../common/node.js";
+import { fillsItsBuffer, typedArrayNamed } from "../kernels/place.js";
+import type { Range, Remote } from "../stores/store.js";
 import {
   type EncodeJob, type EncodeRowJob, type Job, type JobMessage, type LayShardJob, type ModuleKind, type Reply, type ToWorker,
 } from "./protocol.js";
@@ -110,7 +110,7 @@ export interface PoolOptions {
 
 let source: Promise<string> | undefined;
 function workerSource(): Promise<string> {
-  source ??= import("./wasm/worker_source.js").then((m) => m.default);
+  source ??= import("../wasm/worker_source.js").then((m) => m.default);
   source.catch(() => (source = undefined));
   return source;
 }
@@ -256,7 +256,7 @@ export class WorkerPool {
   }
 
   /**
-   * Encodes one chunk of a write on the least busy worker (see js/encode.ts); resolves to its
+   * Encodes one chunk of a write on the least busy worker (see js/kernels/encode.ts); resolves to its
    * stored bytes. The job's values buffer is handed over (it is the write's own); its old
    * stored bytes, which may be the store's, are copied.
    */

@@ -1,9 +1,9 @@
-// The messages between the main thread and a pool worker (js/pool.ts <-> js/worker/decode-worker.ts),
+// The messages between the main thread and a pool worker (js/pool/pool.ts <-> js/pool/worker/decode-worker.ts),
 // written once for both sides.
-import type { EncodeModule, ModuleName } from "./modules.js";
-import type { ShardLayout } from "./encode.js";
-import type { Range, Remote } from "./store.js";
-import type { StageSpec } from "./place.js";
+import type { EncodeModule, ModuleName } from "../modules.js";
+import type { ShardLayout } from "../kernels/encode.js";
+import type { Range, Remote } from "../stores/store.js";
+import type { StageSpec } from "../kernels/place.js";
 
 /** The wasm modules a worker may start (the module table's). */
 export type ModuleKind = ModuleName;
@@ -23,7 +23,7 @@ export interface Job {
   text: string;
   /** For a rectilinear grid: the shape of the chunk (JSON), which the reader is made for. */
   chunkShape?: string;
-  /** The steps the worker runs on the stored bytes before the reader takes them (see js/place.ts). */
+  /** The steps the worker runs on the stored bytes before the reader takes them (see js/kernels/place.ts). */
   stages: StageSpec[];
   /** Stored bytes (a copy goes to the worker, unless `owned`); or, with `remote`, none: the worker fetches them. */
   stored?: Uint8Array;
@@ -94,7 +94,7 @@ export interface CompressorSpec {
 }
 
 /**
- * One chunk to encode for a write (see js/encode.ts): the values of the selection's box in it
+ * One chunk to encode for a write (see js/kernels/encode.ts): the values of the selection's box in it
  * and, where the box is not the whole chunk, where it lies and the chunk's old stored bytes.
  */
 export interface EncodeJob {

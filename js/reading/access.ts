@@ -2,21 +2,21 @@
 // wasm), its stages (the bytes -> bytes steps and whole-chunk serializers), the tile reader of
 // each chunk shape and its fill value, made once per array and kept with it (`cached`).
 import * as zarr from "zarrita";
-import type { DataTypeInfo } from "./data-types.js";
+import type { DataTypeInfo } from "../metadata/data-types.js";
 import { type BytesCodec, decodeBytes, type IndexLevel, registryBytesCodecs, type ShardIndex } from "./fetch.js";
-import { type AnyStore } from "./store.js";
-import { type Bindings, compiledOf, loadModule, loadWasm, memoryOf, type PackingBindings } from "./load.js";
-import { metadataText } from "./metadata.js";
-import { bytesModuleOf, stepClass, type WholeChunkModule } from "./modules.js";
-import { type Decompressor, type StageSpec, stageOf, type TileReader, typedArrayFor, unpackAll } from "./place.js";
-import type { ModuleKind } from "./protocol.js";
+import { type AnyStore } from "../stores/store.js";
+import { type Bindings, compiledOf, loadModule, loadWasm, memoryOf, type PackingBindings } from "../loading/load.js";
+import { metadataText } from "../metadata/metadata.js";
+import { bytesModuleOf, stepClass, type WholeChunkModule } from "../modules.js";
+import { type Decompressor, type StageSpec, stageOf, type TileReader, typedArrayFor, unpackAll } from "../kernels/place.js";
+import type { ModuleKind } from "../pool/protocol.js";
 import { rectilinearAxis } from "./select.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 
 /**
  * What the wasm says of an array's layout (crate::layout::ArrayLayout::to_json); the keys are
- * held to the Rust side's by tests/node/layout-contract.test.mjs.
+ * held to the Rust side's by tests/node/metadata/layout-contract.test.mjs.
  */
 export interface Layout {
   /** The numeric type the codecs see: the array's, or its items' lanes' (`array_data_type`). */

@@ -2,12 +2,12 @@
 // (scale_factor, add_offset) applied, as the array's attributes ask. Opt-in: zarr.get's own
 // results are left as they are. The rules live in Rust (src/missing.rs).
 import * as zarr from "zarrita";
-import { naming } from "./errors.js";
-import { readByZarrita } from "./open.js";
+import { naming } from "../common/errors.js";
+import { readByZarrita } from "../metadata/open.js";
 import { checkSelection, type Selection } from "./select.js";
-import { loadModule } from "./load.js";
+import { loadModule } from "../loading/load.js";
 import { checkReadOptions, type GetOptions, getDecodedDirect, inReadTurn, intoOut } from "./read.js";
-import { typedArrayFor } from "./place.js";
+import { typedArrayFor } from "../kernels/place.js";
 
 /** What `getDecoded` returns: the selection's values as float64 in C order, NaN where a value is missing. */
 export interface DecodedChunk {

@@ -1,14 +1,14 @@
 // Fetching a read's chunks: each (inner) chunk's stored bytes by its store key, through the
 // shard's index for a sharded array (the indexes kept between reads), with the bytes -> bytes
 // codecs only zarrita's registry has undone here.
-import { ownSignal } from "./abort.js";
+import { ownSignal } from "../common/abort.js";
 import * as zarr from "zarrita";
-import { codedError, fromStore, namingChunk, viaCodec } from "./errors.js";
-import { baseStore } from "./identity.js";
-import { loadModule } from "./load.js";
-import { type AnyStore, type Range, type Ranges, rangesOf, type Remote, urlOf, type WorkerFetchInit } from "./store.js";
-import { taggedVersion, throughAppFetch, validatorsSetAside } from "./validators.js";
-import type { Version } from "./versions.js";
+import { codedError, fromStore, namingChunk, viaCodec } from "../common/errors.js";
+import { baseStore } from "../stores/identity.js";
+import { loadModule } from "../loading/load.js";
+import { type AnyStore, type Range, type Ranges, rangesOf, type Remote, urlOf, type WorkerFetchInit } from "../stores/store.js";
+import { taggedVersion, throughAppFetch, validatorsSetAside } from "../stores/validators.js";
+import type { Version } from "../stores/versions.js";
 
 /** A bytes -> bytes codec from zarrita's registry. */
 export interface BytesCodec {
@@ -487,7 +487,7 @@ interface IndexEntry {
 }
 
 /**
- * The shard indexes kept, by store (the one under any zarrita extensions: js/identity.ts),
+ * The shard indexes kept, by store (the one under any zarrita extensions: js/stores/identity.ts),
  * then by array path and the shape of its indexes (an array written anew at the same path
  * with other shards is another array), so that every array object of one store and path
  * shares them, and a write through any of them drops them.

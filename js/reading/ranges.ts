@@ -1,8 +1,8 @@
 // Merged range reads: the byte ranges of one stored object (a shard's inner chunks) that reads
 // ask for close together in time are fetched as few requests, each covering a run of them
 // (gaps between them included, up to a limit), and split back.
-import { codedError } from "./errors.js";
-import type { Range } from "./store.js";
+import { codedError } from "../common/errors.js";
+import type { Range } from "../stores/store.js";
 import { nextTask } from "./schedule.js";
 
 /** How ranges are merged: the largest gap of unwanted bytes a request spans, and the most bytes it asks for. */
@@ -17,8 +17,8 @@ export interface MergeLimits {
  * The defaults: zarr-python's (`sharding_coalesce_max_gap_bytes` 1 MiB,
  * `sharding_coalesce_max_bytes` 16 MiB). A 1024^2 window of 128^2 inner chunks that cuts
  * through a shard wants rows of chunks a few hundred KB apart: one request a shard, where a
- * gap of tens of KB would make one a row. docs/benchmarks.md ("Over the network") has the
- * measurements.
+ * gap of tens of KB would make one a row. docs/benchmark-history.md has the measurements
+ * (2026-11-29, a viewer's reads: merged requests).
  */
 export const DEFAULT_MERGE: MergeLimits = { gap: 1 << 20, size: 16 << 20 };
 

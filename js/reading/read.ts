@@ -1,31 +1,31 @@
-// The package's own read path: `get`, a drop-in for zarr.get. Each array's access (js/access.ts: its layout
-// read by the wasm from the exact metadata text of js/metadata.ts, its reader, and the steps
+// The package's own read path: `get`, a drop-in for zarr.get. Each array's access (js/reading/access.ts: its layout
+// read by the wasm from the exact metadata text of js/metadata/metadata.ts, its reader, and the steps
 // in wasm from a chunk's stored bytes to what the reader takes), then one read loop: chunks
-// fetched through the array's store (js/fetch.ts), paced and cut into the event loop's turns
-// (js/schedule.ts), and decoded by an executor, on this thread or in a pool's workers, which
+// fetched through the array's store (js/reading/fetch.ts), paced and cut into the event loop's turns
+// (js/reading/schedule.ts), and decoded by an executor, on this thread or in a pool's workers, which
 // has the wasm decode each chunk's selected box a tile at a time and copies each tile once into
-// its place in the output (js/place.ts, shared with the workers).
-import { ownSignal } from "./abort.js";
+// its place in the output (js/kernels/place.ts, shared with the workers).
+import { ownSignal } from "../common/abort.js";
 import * as zarr from "zarrita";
 import { type ArrayAccess, coreAccess, decodedAccess } from "./access.js";
-import { itemised, itemsOf, laneSelection } from "./data-types.js";
-import { codedError, errorCode, fromStore, naming, namingChunk } from "./errors.js";
+import { itemised, itemsOf, laneSelection } from "../metadata/data-types.js";
+import { codedError, errorCode, fromStore, naming, namingChunk } from "../common/errors.js";
 import { answersOwned, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, MISSING, SHARD_INDEX_BYTES, shardCoordsOf, type Table } from "./fetch.js";
-import { type AnyStore, type Range, rangesOf, type Remote, urlOf, type WorkerFetchInit } from "./store.js";
-import { isNode } from "./node.js";
-import { FLOAT16_MISSING, readByZarrita } from "./open.js";
+import { type AnyStore, type Range, rangesOf, type Remote, urlOf, type WorkerFetchInit } from "../stores/store.js";
+import { isNode } from "../common/node.js";
+import { FLOAT16_MISSING, readByZarrita } from "../metadata/open.js";
 import {
   boxInto, fillRuns, placeChunk, type Runs, type TileReader, type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
-} from "./place.js";
-import type { WorkerPool } from "./pool.js";
-import type { Job, Output } from "./protocol.js";
-import { setValidatorsAside, taggedVersion, validatorsSetAside } from "./validators.js";
-import { checkUnchanged } from "./versions.js";
+} from "../kernels/place.js";
+import type { WorkerPool } from "../pool/pool.js";
+import type { Job, Output } from "../pool/protocol.js";
+import { setValidatorsAside, taggedVersion, validatorsSetAside } from "../stores/validators.js";
+import { checkUnchanged } from "../stores/versions.js";
 import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "./ranges.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
-import { cOrderStrides } from "./strides.js";
-import { readInTurn } from "./turns.js";
+import { cOrderStrides } from "../common/strides.js";
+import { readInTurn } from "../stores/turns.js";
 import { vlenAccess, vlenRead } from "./vlen.js";
 
 export type { Selection } from "./select.js";
@@ -264,7 +264,7 @@ export type Limiter = ReturnType<typeof limiter>;
 /**
  * How `readPlan` reads: `paced`, the limiter its fetches wait in (shared by several reads; by
  * default one of the read's own); `whole`, that the output is one chunk of zarrita's grid
- * (see js/extension.ts): where the plan's boxes do not cover it (an edge chunk), the rest
+ * (see js/zarrita/extension.ts): where the plan's boxes do not cover it (an edge chunk), the rest
  * holds the fill value, and with a pool where no shared output is asked for or can be had
  * (pages that are not cross-origin isolated) the worker's buffer of values comes back to be
  * the output itself; `coalescer`, where a sharded array's ranges are merged.
@@ -275,7 +275,7 @@ export interface ReadHow {
   /** Where a sharded array's ranges are merged (shared by several reads; by default one of the read's own). */
   coalescer?: Coalescer;
   /**
-   * Shards fetched whole for several reads together (see js/extension.ts): the bytes of the
+   * Shards fetched whole for several reads together (see js/zarrita/extension.ts): the bytes of the
    * shard holding `box`, if it is one of them (shared: never handed to a worker uncopied).
    */
   shards?: (box: Box) => Promise<Uint8Array | undefined> | undefined;
@@ -937,7 +937,7 @@ export function get(arr: Readable, selection: Selection = null, options: GetOpti
 }
 
 /**
- * Runs a read of `arr` in its turn with the array's writes (js/turns.ts), taken now, at the
+ * Runs a read of `arr` in its turn with the array's writes (js/stores/turns.ts), taken now, at the
  * call: after the writes called before it. An abort while it waits lands at once.
  */
 export function inReadTurn<T>(arr: Readable, options: GetOptions, work: () => Promise<T>): Promise<T> {
@@ -954,7 +954,7 @@ export async function getNow(arr: Readable, selection: Selection, options: GetOp
     throw codedError("UNSUPPORTED_DATA_TYPE", FLOAT16_MISSING);
   }
   if (typeof a === "string") {
-    // Strings and bytes of any length, on their own path (js/vlen.ts).
+    // Strings and bytes of any length, on their own path (js/reading/vlen.ts).
     const v = await vlenAccess(arr);
     if (v) return vlenRead(arr, v, selection, options);
   }

@@ -1,9 +1,9 @@
 // When a read's work runs: tasks of the event loop, fetches paced a few at a time, this thread's
 // work cut into slices that leave the event loop its turn, progress, aborts, and the pool a
 // read's options ask for.
-import { onAbort } from "./abort.js";
-import { codedError } from "./errors.js";
-import { defaultPool, WorkerPool } from "./pool.js";
+import { onAbort } from "../common/abort.js";
+import { codedError } from "../common/errors.js";
+import { defaultPool, WorkerPool } from "../pool/pool.js";
 
 /** Resolvers waiting for a task of their own (browsers: one message each on `taskChannel`). */
 const waitingTasks: (() => void)[] = [];
@@ -139,7 +139,7 @@ export function untilAborted<T>(signal: AbortSignal | undefined, work: Promise<T
   work.catch(() => {});
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    // (One listener on the signal for every read waiting on it: see js/abort.ts.)
+    // (One listener on the signal for every read waiting on it: see js/common/abort.ts.)
     const off = onAbort(signal, () => reject(signal.reason));
     work.then(resolve, reject).finally(off);
   });

@@ -3,7 +3,7 @@
 // where they land in the output. Index arithmetic only: the values are the wasm's business.
 import type * as zarr from "zarrita";
 
-import { codedError } from "./errors.js";
+import { codedError } from "../common/errors.js";
 
 /**
  * What to read, as zarrita's `get` takes it: per dimension an index (the dimension is dropped),

@@ -1,14 +1,14 @@
 // Stored values: an array's chunks read as they are stored, after the bytes -> bytes codecs and
 // the serializer but before the value codecs (scale_offset, cast_value), which a viewer's
-// shader then applies (js/gpu.ts). The read is `get`'s, of the array's "stored twin": the same
+// shader then applies (js/gpu/gpu.ts). The read is `get`'s, of the array's "stored twin": the same
 // chunks, described by metadata without those codecs, whose data type is what they receive
 // and whose fill value is the array's, encoded by them (what a chunk of fill values stores).
 import type * as zarr from "zarrita";
-import { codedError, naming } from "./errors.js";
-import { exactJson, exactParse } from "./json.js";
-import { loadWasm } from "./load.js";
-import { metadataText } from "./metadata.js";
-import { typedArrayFor } from "./place.js";
+import { codedError, naming } from "../common/errors.js";
+import { exactJson, exactParse } from "../common/json.js";
+import { loadWasm } from "../loading/load.js";
+import { metadataText } from "../metadata/metadata.js";
+import { typedArrayFor } from "../kernels/place.js";
 import { cached, type CodecMeta, coreAccessOf } from "./access.js";
 import { checkReadOptions, type GetOptions, getNow, inReadTurn, readInto, result } from "./read.js";
 import { checkSelection, type Selection } from "./select.js";

@@ -8,16 +8,16 @@
 // has no fixed size to decode into shared memory).
 import * as zarr from "zarrita";
 
-import { codedError, namingChunk } from "./errors.js";
+import { codedError, namingChunk } from "../common/errors.js";
 import { chunkFetcher, chunkKey, decodeBytes, registryBytesCodecs, type BytesCodec } from "./fetch.js";
-import { type Bindings, loadModule, loadWasm, memoryOf } from "./load.js";
-import { metadataText } from "./metadata.js";
-import { bytesModuleOf, encodeModuleOf, stepClass } from "./modules.js";
-import { stageOf, unpack } from "./place.js";
+import { type Bindings, loadModule, loadWasm, memoryOf } from "../loading/load.js";
+import { metadataText } from "../metadata/metadata.js";
+import { bytesModuleOf, encodeModuleOf, stepClass } from "../modules.js";
+import { stageOf, unpack } from "../kernels/place.js";
 import { eachLimited } from "./schedule.js";
 import { boxRuns, type Box, planSelection, type Plan, type Selection } from "./select.js";
-import { cOrderStrides } from "./strides.js";
-import type { CompressorClass } from "./encode.js";
+import { cOrderStrides } from "../common/strides.js";
+import type { CompressorClass } from "../kernels/encode.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 

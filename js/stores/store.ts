@@ -48,7 +48,7 @@ export function rangesOf(store: AnyStore, once = false): Ranges {
  * `store`, or where it has no getRange (a Map, a store of an app's own), the same store with one
  * that cuts ranges out of whole objects (see `rangesOf`): what zarrita needs to make an array
  * of a sharded array over it. (Its other properties are the store's own, each function bound
- * to it; the store under it is the same one, see js/identity.ts.)
+ * to it; the store under it is the same one, see js/stores/identity.ts.)
  */
 export function withRanges<S extends object>(store: S): S {
   if ((store as AnyStore).getRange) return store;

@@ -7,7 +7,7 @@
 // the writes and reads called before it; a read waits for the writes called before it (reads
 // go on side by side). The turn is taken at the call, so a later call never goes first, and a
 // failed call does not stop the next. The store is the one under any zarrita extensions (see
-// js/identity.ts). Two processes, or two store objects over the same files, are not ordered.
+// js/stores/identity.ts). Two processes, or two store objects over the same files, are not ordered.
 import { baseStore } from "./identity.js";
 
 interface Turns {

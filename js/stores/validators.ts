@@ -1,8 +1,8 @@
 // What the package sees of the responses zarrita's FetchStore reads, through `validatingFetch`:
-// each body's validator (js/versions.ts) and its range checked; and the stores whose validators
+// each body's validator (js/stores/versions.ts) and its range checked; and the stores whose validators
 // were found to change on every answer, set aside.
 import * as zarr from "zarrita";
-import { codedError } from "./errors.js";
+import { codedError } from "../common/errors.js";
 import { baseStore } from "./identity.js";
 import { rangeAnswered } from "./remote.js";
 import { type Version, validatorOf } from "./versions.js";

@@ -1,7 +1,7 @@
 // Which version of a stored object bytes came from: the validator a server gives a response
 // (ETag, or Last-Modified), whether it can tell two versions apart, and the check that a shard's
 // bytes come from the version its kept index was read from. Used on the main thread and in the
-// pool's workers (which fetch runs themselves: js/remote.ts), so it imports nothing.
+// pool's workers (which fetch runs themselves: js/stores/remote.ts), so it imports nothing.
 
 /**
  * A response's validator: `tag`, its ETag (else its Last-Modified date), as the server gave it;

@@ -1,13 +1,13 @@
 // Packing plans (target type, scale, offset, sentinels) and writing float data packed with one
 // call. The rules live in Rust (src/plan/); this file passes data and options across.
 import * as zarr from "zarrita";
-import { loadModule } from "./load.js";
-import { codedError, naming } from "./errors.js";
-import { open } from "./open.js";
-import { cOrderStrides } from "./strides.js";
-import type { WorkerPool } from "./pool.js";
+import { loadModule } from "../loading/load.js";
+import { codedError, naming } from "../common/errors.js";
+import { open } from "../metadata/open.js";
+import { cOrderStrides } from "../common/strides.js";
+import type { WorkerPool } from "../pool/pool.js";
 import { commit, set, stagingStore } from "./write.js";
-import { writeInTurn } from "./turns.js";
+import { writeInTurn } from "../stores/turns.js";
 
 /** How `planPacking` and `writePacked` pack float data into integers. */
 export interface PlanOptions {
@@ -131,7 +131,7 @@ export async function writePacked<Store extends zarr.Mutable>(
   data: Float32Array | Float64Array,
   options: WritePackedOptions,
 ) {
-  // In turn with the array's other reads and writes (js/turns.ts), from the call on.
+  // In turn with the array's other reads and writes (js/stores/turns.ts), from the call on.
   return naming(location.path, () => writeInTurn(location.store, location.path, () => writePackedAt(location, data, options)), options.signal);
 }
 

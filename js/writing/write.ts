@@ -4,26 +4,26 @@
 // values where the selection covers only part of it), compressed in the compress module, on
 // this thread or in a pool's workers, and kept in memory; the store sees writes only once
 // every chunk has encoded. Sharded arrays are written a shard at a time.
-import { ownSignal } from "./abort.js";
+import { ownSignal } from "../common/abort.js";
 import * as zarr from "zarrita";
-import { itemised, laneSelection, valueAsLanes } from "./data-types.js";
-import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "./errors.js";
-import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk, layShard, type ShardLayout } from "./encode.js";
-import { chunkKey, decodeBytes, forgetShardIndexes, indexPlaces, registryCodec } from "./fetch.js";
-import { compiledOf, loadModule, loadWasm } from "./load.js";
-import { metadataText } from "./metadata.js";
-import { codecNames, requireRegistered } from "./open.js";
-import { vlenAccess, vlenWrite } from "./vlen.js";
-import { type EncodeModule, encodeModuleOf } from "./modules.js";
-import { fillsItsBuffer, isBytesStage, type TypedArray, type TypedArrayCtor, typedArrayFor } from "./place.js";
-import type { WorkerPool } from "./pool.js";
-import type { CompressorSpec, EncodeJob, EncodeRowJob } from "./protocol.js";
-import { type ArrayAccess, coreAccess } from "./access.js";
-import { CODEC_NAMES, isOurs } from "./registry.js";
-import { eachLimited, inTurn, poolOf, progress, untilAborted } from "./schedule.js";
-import { type Axis, type Box, planSelection, type Plan, regionOf, type Selection } from "./select.js";
-import { cOrderStrides } from "./strides.js";
-import { writeInTurn } from "./turns.js";
+import { itemised, laneSelection, valueAsLanes } from "../metadata/data-types.js";
+import { codedError, codedStore, fromStore, naming, namingChunk, viaCodec } from "../common/errors.js";
+import { type ChainSteps, type ChunkCoder, type ChunkInput, type CompressorClass, encodeChunk, layShard, type ShardLayout } from "../kernels/encode.js";
+import { chunkKey, decodeBytes, forgetShardIndexes, indexPlaces, registryCodec } from "../reading/fetch.js";
+import { compiledOf, loadModule, loadWasm } from "../loading/load.js";
+import { metadataText } from "../metadata/metadata.js";
+import { codecNames, requireRegistered } from "../metadata/open.js";
+import { vlenAccess, vlenWrite } from "../reading/vlen.js";
+import { type EncodeModule, encodeModuleOf } from "../modules.js";
+import { fillsItsBuffer, isBytesStage, type TypedArray, type TypedArrayCtor, typedArrayFor } from "../kernels/place.js";
+import type { WorkerPool } from "../pool/pool.js";
+import type { CompressorSpec, EncodeJob, EncodeRowJob } from "../pool/protocol.js";
+import { type ArrayAccess, coreAccess } from "../reading/access.js";
+import { CODEC_NAMES, isOurs } from "../common/registry.js";
+import { eachLimited, inTurn, poolOf, progress, untilAborted } from "../reading/schedule.js";
+import { type Axis, type Box, planSelection, type Plan, regionOf, type Selection } from "../reading/select.js";
+import { cOrderStrides } from "../common/strides.js";
+import { writeInTurn } from "../stores/turns.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
 /** Values for `set`: a typed array of the array's data type, with the shape and element strides of the region it fills. */
@@ -231,7 +231,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
       throw codedError("UNSUPPORTED", "this chain is not written with a rectilinear chunk grid");
     }
     if (typeof a === "string") {
-      // Strings and bytes of any length, on their own path (js/vlen.ts).
+      // Strings and bytes of any length, on their own path (js/reading/vlen.ts).
       const v = await vlenAccess(arr as never);
       if (v) return commit(arr, await vlenWrite(arr, v, selection, value, options), options.signal);
     }
@@ -259,7 +259,7 @@ export function set(arr: Writable, selection: Selection, value: unknown, options
       : await encodeChunks(arr, a, plan, checked, options, encoder);
     await commit(arr, staged, options.signal);
   }, signal);
-  // In turn with the array's other reads and writes (js/turns.ts). An abort while the write
+  // In turn with the array's other reads and writes (js/stores/turns.ts). An abort while the write
   // waits rejects at once (and its turn then writes nothing).
   return untilAborted(signal instanceof AbortSignal ? signal : undefined, writeInTurn(arr.store, arr.path, write));
 }
@@ -305,7 +305,7 @@ export function checkOptions(options: unknown, known: readonly string[] = SET_OP
   }
 }
 
-type Access = ArrayAccess<InstanceType<typeof import("./wasm/zarr_wasm_codecs.js").ArrayReader>>;
+type Access = ArrayAccess<InstanceType<typeof import("../wasm/zarr_wasm_codecs.js").ArrayReader>>;
 
 /** Where chunks are encoded: on this thread, or by a pool's workers. */
 interface Encoder {
@@ -320,7 +320,7 @@ interface Encoder {
   encodeRow?(row: RowInput): Promise<Uint8Array[]>;
   /** How many chunks a row job holds at most. */
   perRow?: number;
-  /** A shard's bytes from its inner chunks' (see js/encode.ts `layShard`); `indexCodecs`: the index's bytes -> bytes codecs (JSON). */
+  /** A shard's bytes from its inner chunks' (see js/kernels/encode.ts `layShard`); `indexCodecs`: the index's bytes -> bytes codecs (JSON). */
   layShard(parts: (Uint8Array | undefined)[], shard: ShardLayout, indexCodecs?: string): Promise<Uint8Array>;
   encode(input: ChunkInput): Promise<Uint8Array>;
 }

@@ -1,8 +1,8 @@
 // The array -> bytes codecs with modules of their own (the codec table's whole-chunk rows) as
 // zarrita codecs: each module's codec class takes the configuration, the data type and the
 // chunk shape, and encodes a chunk's typed array to bytes and back.
-import { type ChunkMeta, chunkMetaOf } from "./chunk-meta.js";
-import { cOrderStrides } from "./strides.js";
+import { type ChunkMeta, chunkMetaOf } from "../metadata/chunk-meta.js";
+import { cOrderStrides } from "../common/strides.js";
 
 
 /**

@@ -2,17 +2,17 @@
 // registry entries of the codecs the codec table runs in that module, so that they decode
 // there, with the same kernels and checks as `get` and the pool; encoding, sizes and every
 // other codec stay zarrita's (numcodecs.js).
-import { chunkMetaOf } from "./chunk-meta.js";
-import { codedError } from "./errors.js";
-import { loadModule, memoryOf } from "./load.js";
-import { bytesModuleOf } from "./modules.js";
-import { type Decompressor, unpack } from "./place.js";
-import { DATA_TYPE_SIZES } from "./wasm/tables.js";
+import { chunkMetaOf } from "../metadata/chunk-meta.js";
+import { codedError } from "../common/errors.js";
+import { loadModule, memoryOf } from "../loading/load.js";
+import { bytesModuleOf } from "../modules.js";
+import { type Decompressor, unpack } from "../kernels/place.js";
+import { DATA_TYPE_SIZES } from "../wasm/tables.js";
 
 interface Codec {
   kind?: string;
   encode(bytes: Uint8Array): unknown;
-  /** Absent from the package's gzip (js/gzip.ts), which the module's table has. */
+  /** Absent from the package's gzip (js/zarrita/gzip.ts), which the module's table has. */
   decode?(bytes: Uint8Array): unknown;
   computeEncodedSize?(size: number): number;
 }

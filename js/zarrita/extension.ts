@@ -2,25 +2,25 @@
 // array extension answers `getChunk`, the one call zarr.get makes per chunk, with the chunk read
 // on this package's path (exact metadata, its codecs, shard indexes kept, the pool).
 import * as zarr from "zarrita";
-import { itemised } from "./data-types.js";
-import { codedError, fromStore, naming, withFields } from "./errors.js";
-import { metadataText, ownRead } from "./metadata.js";
-import { checkMetadata, codecNames, open, requireRegistered, zarritaContext } from "./open.js";
-import { chunkLocator, shardCoordsOf } from "./fetch.js";
-import { type AnyStore, rangesOf, type WorkerFetchInit } from "./store.js";
-import { byThePackage, noteArray } from "./turns.js";
-import { type TileReader, typedArrayFor } from "./place.js";
-import type { WorkerPool } from "./pool.js";
-import { type ArrayAccess, coreAccess } from "./access.js";
+import { itemised } from "../metadata/data-types.js";
+import { codedError, fromStore, naming, withFields } from "../common/errors.js";
+import { metadataText, ownRead } from "../metadata/metadata.js";
+import { checkMetadata, codecNames, open, requireRegistered, zarritaContext } from "../metadata/open.js";
+import { chunkLocator, shardCoordsOf } from "../reading/fetch.js";
+import { type AnyStore, rangesOf, type WorkerFetchInit } from "../stores/store.js";
+import { byThePackage, noteArray } from "../stores/turns.js";
+import { type TileReader, typedArrayFor } from "../kernels/place.js";
+import type { WorkerPool } from "../pool/pool.js";
+import { type ArrayAccess, coreAccess } from "../reading/access.js";
 import {
   concurrencyOf, DEFAULT_CONCURRENCY, getNow, immutableOf, inReadTurn, type Limiter, plainChunk, readChunk, readPlan, shardIndexBytesOf,
   wholeShards, workerFetchOf,
-} from "./read.js";
-import { vlenAccess } from "./vlen.js";
-import { limiter, poolOf } from "./schedule.js";
-import { Coalescer, type MergeLimits, mergeLimitsOf } from "./ranges.js";
-import { type Box, planSelection, type Plan } from "./select.js";
-import { cOrderStrides } from "./strides.js";
+} from "../reading/read.js";
+import { vlenAccess } from "../reading/vlen.js";
+import { limiter, poolOf } from "../reading/schedule.js";
+import { Coalescer, type MergeLimits, mergeLimitsOf } from "../reading/ranges.js";
+import { type Box, planSelection, type Plan } from "../reading/select.js";
+import { cOrderStrides } from "../common/strides.js";
 
 type Readable = zarr.Array<zarr.DataType, zarr.Readable>;
 

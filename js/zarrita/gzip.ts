@@ -1,9 +1,9 @@
 // gzip as a bytes -> bytes codec that encodes at its configured level: zarrita 0.7's own gzip
 // only decodes. Encoding is numcodecs' gzip (fflate, the library zarrita's numcodecs uses),
 // which honours `level`. It decodes nothing itself: registerCodecs() has gzip decode in the
-// compress module, as every bytes -> bytes codec that module has (js/compressors.ts), and
+// compress module, as every bytes -> bytes codec that module has (js/zarrita/compressors.ts), and
 // `get` runs that module directly.
-import { codedError } from "./errors.js";
+import { codedError } from "../common/errors.js";
 
 /** numcodecs' gzip, loaded on the first encode (readers never load it). */
 let encoder: Promise<typeof import("numcodecs/gzip").default> | undefined;

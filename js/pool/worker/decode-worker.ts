@@ -1,29 +1,29 @@
-// A pool worker (see js/pool.ts): a Web Worker in browsers, a worker thread in Node. It starts
+// A pool worker (see js/pool/pool.ts): a Web Worker in browsers, a worker thread in Node. It starts
 // the package's wasm modules from the modules the main thread compiled, then encodes one
-// chunk per write job with the same code as the one-thread write (js/encode.ts), or decodes
-// one stored chunk per read job with the same code as the one-thread read (js/place.ts): bytes ->
+// chunk per write job with the same code as the one-thread write (js/kernels/encode.ts), or decodes
+// one stored chunk per read job with the same code as the one-thread read (js/kernels/place.ts): bytes ->
 // bytes codecs undone by the compress module, the box decoded by the array's reader, its
 // values written to a shared output, to an output this worker assembles, or to a buffer
 // sent back. scripts/build.mjs bundles this file (and what it imports) into one script that
 // the pool starts from a blob: URL or as a Node eval worker.
-import { initSync as initCore, ArrayReader } from "../wasm/zarr_wasm_codecs.js";
-import { initSync as initPacking, DecodedReader } from "../wasm/zarr_wasm_codecs_packing.js";
-import { initSync as initCompress, Decompressor } from "../wasm/zarr_wasm_codecs_compress.js";
-import { initSync as initZstd, Decompressor as ZstdDecompressor } from "../wasm/zarr_wasm_codecs_zstd.js";
-import { initSync as initEncode, Compressor } from "../wasm/zarr_wasm_codecs_encode.js";
-import { initSync as initArchive, Decompressor as ArchiveDecompressor } from "../wasm/zarr_wasm_codecs_archive.js";
-import { initSync as initArchiveEncode, Compressor as ArchiveCompressor } from "../wasm/zarr_wasm_codecs_archive_encode.js";
-import { initSync as initPcodec, PcodecCodec } from "../wasm/zarr_wasm_codecs_pcodec.js";
-import { initSync as initZfp, ZfpCodec } from "../wasm/zarr_wasm_codecs_zfp.js";
-import type { EncodeModule, ModuleName, StepModule } from "../modules.js";
-import { builtin, isNode } from "../node.js";
+import { initSync as initCore, ArrayReader } from "../../wasm/zarr_wasm_codecs.js";
+import { initSync as initPacking, DecodedReader } from "../../wasm/zarr_wasm_codecs_packing.js";
+import { initSync as initCompress, Decompressor } from "../../wasm/zarr_wasm_codecs_compress.js";
+import { initSync as initZstd, Decompressor as ZstdDecompressor } from "../../wasm/zarr_wasm_codecs_zstd.js";
+import { initSync as initEncode, Compressor } from "../../wasm/zarr_wasm_codecs_encode.js";
+import { initSync as initArchive, Decompressor as ArchiveDecompressor } from "../../wasm/zarr_wasm_codecs_archive.js";
+import { initSync as initArchiveEncode, Compressor as ArchiveCompressor } from "../../wasm/zarr_wasm_codecs_archive_encode.js";
+import { initSync as initPcodec, PcodecCodec } from "../../wasm/zarr_wasm_codecs_pcodec.js";
+import { initSync as initZfp, ZfpCodec } from "../../wasm/zarr_wasm_codecs_zfp.js";
+import type { EncodeModule, ModuleName, StepModule } from "../../modules.js";
+import { builtin, isNode } from "../../common/node.js";
 import {
   boxInto, boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, isBytesStage, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
-} from "../place.js";
+} from "../../kernels/place.js";
 import { type AssemblyMessage, type EncodeMessage, type EncodeRowMessage, type ErrorReply, type LayShardMessage, type JobMessage, type DecodeRunMessage, type ModuleKind, type Reply, type ToWorker } from "../protocol.js";
-import { type ChainSteps, type ChunkCoder, encodeChunk, layShard } from "../encode.js";
-import { fetchStored } from "../remote.js";
+import { type ChainSteps, type ChunkCoder, encodeChunk, layShard } from "../../kernels/encode.js";
+import { fetchStored } from "../../stores/remote.js";
 
 interface Port {
   postMessage(message: Reply, transfer?: Transferable[]): void;
@@ -80,7 +80,7 @@ function readerFor(job: { kind: "core" | "packing"; key: number; text: string; c
   });
 }
 
-/** The job's steps before its reader (see js/place.ts), each with its module's memory. */
+/** The job's steps before its reader (see js/kernels/place.ts), each with its module's memory. */
 function stagesFor(job: { kind: "core" | "packing"; key: number; stages: JobMessage["stages"] }): { decoder: DecompressorLike; memory: WebAssembly.Memory }[] {
   return job.stages.map((spec, i) => ({
     decoder: keep(`stage${i}:${job.kind}:${job.key}`, () => stageOf(spec, STEPS[spec.kind])),
@@ -150,8 +150,8 @@ function assemble(message: AssemblyMessage): void {
   }
 }
 
-/** Encodes one chunk of a write (js/encode.ts); its stored bytes, in a buffer of their own. */
-/** The write steps of a job's array: its coder, and its chain's steps (js/encode.ts). */
+/** Encodes one chunk of a write (js/kernels/encode.ts); its stored bytes, in a buffer of their own. */
+/** The write steps of a job's array: its coder, and its chain's steps (js/kernels/encode.ts). */
 function writerFor(job: EncodeMessage | EncodeRowMessage): { coder: ChunkCoder; steps: ChainSteps } {
   const at = { kind: "core" as const, key: job.key, text: job.text, stages: job.stages, chunkShape: job.readerShape };
   const coder = readerFor(at) as unknown as ChunkCoder;
@@ -169,7 +169,7 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   return (fillsItsBuffer(bytes) ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
 }
 
-/** Encodes one chunk of a write (js/encode.ts); its stored bytes, in a buffer of their own. */
+/** Encodes one chunk of a write (js/kernels/encode.ts); its stored bytes, in a buffer of their own. */
 function encode(job: EncodeMessage): ArrayBuffer {
   const { coder, steps } = writerFor(job);
   const values = new (typedArrayNamed(job.type)!)(job.values, 0, job.count);
@@ -203,7 +203,7 @@ function encodeRow(job: EncodeRowMessage): ArrayBuffer[] {
   });
 }
 
-/** A shard laid out (js/encode.ts), its index through the encode module's codecs. */
+/** A shard laid out (js/kernels/encode.ts), its index through the encode module's codecs. */
 function shardOf(job: LayShardMessage): Uint8Array {
   const codecs = job.indexCodecs;
   // The index holds uint64 values.

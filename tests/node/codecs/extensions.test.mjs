@@ -14,13 +14,13 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess } from "../../dist/access.js";
-import { memoryStore } from "../fixtures/written/cases.mjs";
-import { everyOther, filesUnder } from "./files.mjs";
+import { coreAccess } from "../../../dist/reading/access.js";
+import { memoryStore } from "../../fixtures/written/cases.mjs";
+import { everyOther, filesUnder } from "../shared/files.mjs";
 
 registerCodecs();
 
-const dir = fileURLToPath(new URL("../fixtures/extensions/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/extensions/", import.meta.url));
 const { cases } = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const CTORS = { int16: Int16Array, uint16: Uint16Array, int32: Int32Array, float32: Float32Array, float64: Float64Array };
 

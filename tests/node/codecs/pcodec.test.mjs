@@ -19,7 +19,7 @@ registerCodecs();
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-const dir = new URL("../fixtures/pcodec/", import.meta.url);
+const dir = new URL("../../fixtures/pcodec/", import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL("manifest.json", dir), "utf8"));
 const bytesOf = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
 

@@ -15,15 +15,15 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { errorCode, get, getDecoded, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess, decodedAccess } from "../../dist/access.js";
-import { serve } from "../../scripts/serve.mjs";
-import { everyOther, filesUnder } from "./files.mjs";
-import { crc32c } from "./random-arrays.mjs";
-import { memoryStore as emptyStore } from "../fixtures/written/cases.mjs";
+import { coreAccess, decodedAccess } from "../../../dist/reading/access.js";
+import { serve } from "../../../scripts/serve.mjs";
+import { everyOther, filesUnder } from "../shared/files.mjs";
+import { crc32c } from "../shared/random-arrays.mjs";
+import { memoryStore as emptyStore } from "../../fixtures/written/cases.mjs";
 
 registerCodecs();
 
-const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/stores/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const CTORS = {
   int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,

@@ -14,12 +14,12 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { get, registerCodecs, set } from "zarr-wasm-codecs";
-import { loadModule, memoryOf } from "../../dist/load.js";
-import { filesUnder } from "./files.mjs";
+import { loadModule, memoryOf } from "../../../dist/loading/load.js";
+import { filesUnder } from "../shared/files.mjs";
 
 registerCodecs();
 
-const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/stores/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const CTORS = { int16: Int16Array, float64: Float64Array };
 /**

@@ -8,11 +8,11 @@ import { test } from "node:test";
 import * as zarr from "zarrita";
 import { get, registerCodecs, set } from "zarr-wasm-codecs";
 
-import { zfpChunkKey, zfpStore } from "../browser/zfp-store.js";
+import { zfpChunkKey, zfpStore } from "../../browser/zfp-store.js";
 
 registerCodecs();
 
-const cases = JSON.parse(readFileSync(new URL("../fixtures/zfp/cases.json", import.meta.url), "utf8"));
+const cases = JSON.parse(readFileSync(new URL("../../fixtures/zfp/cases.json", import.meta.url), "utf8"));
 const hex = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength).toString("hex");
 const fromHex = (s) => new Uint8Array(Buffer.from(s, "hex"));
 const CTORS = {

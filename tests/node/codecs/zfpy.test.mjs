@@ -15,9 +15,9 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { get, open, registerCodecs, withWasmCodecs } from "zarr-wasm-codecs";
-import { memoryStore } from "./files.mjs";
+import { memoryStore } from "../shared/files.mjs";
 
-const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/stores/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const cases = manifest.filter((c) => c.codecs.some((s) => /zfpy/.test(s)));
 const CTORS = { float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array };

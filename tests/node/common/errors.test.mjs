@@ -1,24 +1,26 @@
 // The package's error codes: the exported list is every code the wasm and the JavaScript side
 // raise, and errorCode finds the code where zarrita wraps the package's error in its own.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, sep } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import * as zarr from "zarrita";
 import { createChain, ERROR_CODES, errorCode, isCodecError, registerCodecs } from "zarr-wasm-codecs";
+import { filesUnder } from "../shared/files.mjs";
 
 registerCodecs();
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 test("ERROR_CODES lists every code the wasm and the JavaScript side raise, once", () => {
   const rust = readFileSync(join(root, "src/error.rs"), "utf8");
   const fromRust = [...rust.matchAll(/Error::\w+ \{ \.\. \} => "([A-Z_]+)"/g)].map((m) => m[1]);
   assert.ok(fromRust.length >= 12, `${fromRust.length} codes in src/error.rs`);
-  const js = ["js", "js/worker"].flatMap((dir) =>
-    readdirSync(join(root, dir)).filter((f) => /\.(ts|js)$/.test(f)).map((f) => readFileSync(join(root, dir, f), "utf8")),
-  );
+  // (Every source file of js/, in its folders; not the generated glue.)
+  const js = filesUnder(join(root, "js"))
+    .filter((f) => /\.(ts|js)$/.test(f) && !f.includes(`${sep}wasm${sep}`))
+    .map((f) => readFileSync(f, "utf8"));
   const fromJs = js.flatMap((text) => [...text.matchAll(/codedError\(\s*"([A-Z_]+)"|code: "([A-Z_]+)"/g)].map((m) => m[1] ?? m[2]));
   assert.ok(fromJs.length >= 10, `${fromJs.length} codes raised in js/`);
   for (const code of [...fromRust, ...fromJs]) assert.ok(ERROR_CODES.includes(code), `${code} is not in ERROR_CODES`);

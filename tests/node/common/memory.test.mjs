@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { createChain, loadWasm } from "zarr-wasm-codecs";
-import init from "../../dist/wasm/zarr_wasm_codecs.js";
+import init from "../../../dist/wasm/zarr_wasm_codecs.js";
 
 const DESIGN = {
   data_type: "float64", fill_value: "NaN", chunk_shape: [8, 8],

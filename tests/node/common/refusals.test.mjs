@@ -12,11 +12,11 @@ import { after, test } from "node:test";
 import * as zarr from "zarrita";
 import { errorCode, get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 
-import { rejection } from "./files.mjs";
+import { rejection } from "../shared/files.mjs";
 
 registerCodecs();
 
-const refused = JSON.parse(readFileSync(new URL("../fixtures/chains/refused.json", import.meta.url), "utf8"));
+const refused = JSON.parse(readFileSync(new URL("../../fixtures/chains/refused.json", import.meta.url), "utf8"));
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
@@ -305,7 +305,7 @@ test("another codec's failure in a read leaves get as CODEC_FAILED, naming the c
 
 test("numcodecs' delta with astype, which zarrita reads wrong, is refused by zarr.get after registerCodecs (UNSUPPORTED), read exactly here (one thread and pooled) and written as zarr-python writes it", async () => {
   const { default: FileSystemStore } = await import("@zarrita/storage/fs");
-  const dir = new URL("../fixtures/misread/", import.meta.url);
+  const dir = new URL("../../fixtures/misread/", import.meta.url);
   const expected = JSON.parse(readFileSync(new URL("expected.json", dir), "utf8"));
   for (const [name, c] of Object.entries(expected)) {
     const store = new FileSystemStore(new URL(c.store, dir).pathname);

@@ -12,13 +12,13 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { errorCode, get, getStored, gpuDecoder, registerCodecs, webgl2Textures, webgpuResources } from "zarr-wasm-codecs";
 
-import { serve } from "../../scripts/serve.mjs";
-import { launchChromium } from "./chromium.mjs";
-import { memoryStore, rejection } from "./files.mjs";
+import { serve } from "../../../scripts/serve.mjs";
+import { launchChromium } from "../shared/chromium.mjs";
+import { memoryStore, rejection } from "../shared/files.mjs";
 
 registerCodecs();
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const { cases } = JSON.parse(readFileSync(join(root, "tests/fixtures/stored/manifest.json"), "utf8"));
 
 /** An array of the repository's stores, read from memory. */

@@ -16,13 +16,13 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 import { dataType, dataTypeOf, get, getDecoded, loadWasm, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 
-import { exactParse } from "../../dist/json.js";
-import { hex, itemCases, itemsGot, itemsWanted, millis } from "../fixtures/dtypes/items.mjs";
-import { memoryStore } from "../fixtures/written/cases.mjs";
+import { exactParse } from "../../../dist/common/json.js";
+import { hex, itemCases, itemsGot, itemsWanted, millis } from "../../fixtures/dtypes/items.mjs";
+import { memoryStore } from "../../fixtures/written/cases.mjs";
 
 registerCodecs();
 
-const dir = fileURLToPath(new URL("../fixtures/dtypes/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/dtypes/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 const scalars = JSON.parse(readFileSync(join(dir, "scalars.json"), "utf8"));
 const pool = new WorkerPool(2);

@@ -1,5 +1,5 @@
 // The layout the core hands JavaScript (crate::layout::ArrayLayout::to_json) against the
-// `Layout` type the read and write paths take it as (js/access.ts, in the built declarations):
+// `Layout` type the read and write paths take it as (js/reading/access.ts, in the built declarations):
 // the same keys at every level, for layouts with every optional part (a shard, a whole-chunk
 // serializer, codecs left to zarrita's registry, zarr v2). A key renamed on one side fails here.
 import assert from "node:assert/strict";
@@ -11,20 +11,20 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 import { loadWasm } from "zarr-wasm-codecs";
-import { loadModule } from "../../dist/load.js";
-import { CODECS } from "../../dist/wasm/tables.js";
+import { loadModule } from "../../../dist/loading/load.js";
+import { CODECS } from "../../../dist/wasm/tables.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 
-/** The property names of `interface Layout` in dist/access.d.ts, nested object types as objects. */
+/** The property names of `interface Layout` in dist/reading/access.d.ts, nested object types as objects. */
 function declaredLayout() {
-  const file = join(root, "dist/access.d.ts");
+  const file = join(root, "dist/reading/access.d.ts");
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   let found;
   source.forEachChild((node) => {
     if (ts.isInterfaceDeclaration(node) && node.name.text === "Layout") found = node;
   });
-  assert.ok(found, "dist/access.d.ts declares interface Layout");
+  assert.ok(found, "dist/reading/access.d.ts declares interface Layout");
   const shape = (members) => {
     const out = {};
     for (const m of members) {
@@ -124,7 +124,7 @@ test("the core decides which bytes -> bytes codecs run in wasm, and says why not
   // read path does not give them, refuses them by name rather than decoding them wrong.
   assert.equal(CODECS.find((r) => r.name === "bz2").module, "archive");
   assert.equal(CODECS.find((r) => r.name === "lzma").module, "archive");
-  const { bytesModuleOf, encodeModuleOf } = await import("../../dist/modules.js");
+  const { bytesModuleOf, encodeModuleOf } = await import("../../../dist/modules.js");
   assert.equal(bytesModuleOf(archive.codecs), "archive");
   assert.equal(encodeModuleOf(archive.codecs), "archive_encode");
   assert.equal(bytesModuleOf([{ name: "numcodecs.shuffle" }, { name: "zstd" }]), "compress");

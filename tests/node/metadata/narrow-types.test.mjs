@@ -14,11 +14,11 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 import { dataType, get, getDecoded, open, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 
-import { memoryStore } from "../fixtures/written/cases.mjs";
+import { memoryStore } from "../../fixtures/written/cases.mjs";
 
 registerCodecs();
 
-const dir = fileURLToPath(new URL("../fixtures/exttypes/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/exttypes/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 const pool = new WorkerPool(2);
 after(() => pool.terminate());

@@ -15,7 +15,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 import { getDecoded, loadWasm, open, withWasmCodecs } from "zarr-wasm-codecs";
 
-const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../../fixtures/", import.meta.url));
 const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
 /** A CF-packed array's zarr.json (int16, scale_factor, add_offset, _FillValue), with `edit` applied. */

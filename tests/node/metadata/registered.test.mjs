@@ -12,11 +12,11 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 import { dataTypeOf, get, getDecoded, open, registerCodecs, registerDataType, set, WorkerPool } from "zarr-wasm-codecs";
 
-import { memoryStore } from "../fixtures/written/cases.mjs";
+import { memoryStore } from "../../fixtures/written/cases.mjs";
 
 registerCodecs();
 
-const dir = fileURLToPath(new URL("../fixtures/dtypes/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/dtypes/", import.meta.url));
 const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8")).find((c) => c.case === "int24.v3");
 const pool = new WorkerPool(2);
 after(() => pool.terminate());

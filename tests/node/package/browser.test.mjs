@@ -14,11 +14,11 @@ import * as esbuild from "esbuild";
 import { build } from "vite";
 import webpack from "webpack";
 
-import { appInBrowser } from "./chromium.mjs";
-import { filesUnder } from "./files.mjs";
+import { appInBrowser } from "../shared/chromium.mjs";
+import { filesUnder } from "../shared/files.mjs";
 import { inlineCopiesIn } from "./inline-copies.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expected.json"), "utf8"));
 const STORES = ["design_2d", "design_2d_sharded", "float64_int32_towards_zero", "int64_big"];
 // Written in the page (zarrita writes no shards).

@@ -11,11 +11,11 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 
-import { serve } from "../../scripts/serve.mjs";
-import { COLORMAPS, colorOf } from "../../www/colormap.js";
-import { launchChromium } from "./chromium.mjs";
+import { serve } from "../../../scripts/serve.mjs";
+import { COLORMAPS, colorOf } from "../../../www/colormap.js";
+import { launchChromium } from "../shared/chromium.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, "www/data/real/manifest.json"), "utf8"));
 const FORMS = ["scale_offset", "cf", "uint8", "zfp", "pcodec", "original"];
 

@@ -10,10 +10,10 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
 
-import { serve } from "../../scripts/serve.mjs";
-import { launchChromium } from "./chromium.mjs";
+import { serve } from "../../../scripts/serve.mjs";
+import { launchChromium } from "../shared/chromium.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const json = (path) => JSON.parse(readFileSync(join(root, path), "utf8"));
 
 /** Each scenario's wasm budget (gzipped bytes) and the values it must read. */

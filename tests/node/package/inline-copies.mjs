@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { filesUnder } from "./files.mjs";
+import { filesUnder } from "../shared/files.mjs";
 
-const wasm = fileURLToPath(new URL("../../packages/inline/wasm/", import.meta.url));
+const wasm = fileURLToPath(new URL("../../../packages/inline/wasm/", import.meta.url));
 
 /** Each module's name and the file of its base64 copy in packages/inline/wasm/. */
 export const INLINE_COPIES = {

@@ -14,7 +14,7 @@ import { dirname, join, relative } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { pack, root, run } from "./pack.mjs";
+import { pack, root, run } from "../shared/pack.mjs";
 
 const work = join(root, "target/npm-resolve");
 // The apps are outside the repository, so that nothing in them resolves to its node_modules.

@@ -8,7 +8,9 @@ import { dirname, join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+import { filesUnder } from "../shared/files.mjs";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 test("the packed tarballs hold the licenses, notices, changelog and every module: the package's files, the companion's copies", () => {
@@ -41,14 +43,14 @@ test("the notices name every crate compiled into the wasm, as Cargo.lock has the
 test("package.json: a build before packing, the license files, the tested zarritas as the peer range, an optional peer", () => {
   assert.equal(pkg.scripts.prepack, "npm run build");
   assert.equal(pkg.license, "MIT OR Apache-2.0");
-  // The range's floor is the zarrita tests/node/zarrita-06.test.mjs runs (zarrita-0.6), its top
+  // The range's floor is the zarrita tests/node/zarrita/zarrita-06.test.mjs runs (zarrita-0.6), its top
   // the one every other test runs.
   const version = (dir) => JSON.parse(readFileSync(join(root, "node_modules", dir, "package.json"), "utf8")).version;
   assert.equal(pkg.peerDependencies.zarrita, `>=${version("zarrita-0.6")} <0.8`);
   const [major, minor, patch] = version("zarrita").split(".").map(Number);
   assert.ok(major === 0 && minor === 7 && patch >= 5, `the tested zarrita ${version("zarrita")} is in the range`);
   // An optional peer: npm never installs a zarrita for the package, so the app's (an ngff-zarr
-  // app's 0.6) stays the one its other packages get (tests/node/npm-resolve.test.mjs).
+  // app's 0.6) stays the one its other packages get (tests/node/package/npm-resolve.test.mjs).
   assert.equal(pkg.peerDependenciesMeta.zarrita?.optional, true);
   // fizarrita, for the worker entry only: an optional peer.
   assert.equal(pkg.peerDependenciesMeta["@fideus-labs/fizarrita"]?.optional, true);
@@ -77,12 +79,12 @@ function reachable(file, seen = new Set()) {
 
 test("the base64 copies are the companion's, reached from \"zarr-wasm-codecs/inline\" alone, so a build without it emits none", () => {
   const plain = [...reachable(join(root, "dist/index.js"))].map((f) => relative(root, f));
-  assert.ok(plain.includes("dist/wasm/zarr_wasm_codecs_zfp.js") && plain.includes("dist/load.js"), `${plain}`);
+  assert.ok(plain.includes("dist/wasm/zarr_wasm_codecs_zfp.js") && plain.includes("dist/loading/load.js"), `${plain}`);
   assert.deepEqual(plain.filter((f) => f.includes("_inline")), []);
   // The package carries no copy; its inline entry imports the companion, whose entry reaches
   // every module's.
   assert.deepEqual(readdirSync(join(root, "dist/wasm")).filter((f) => f.includes("inline")), []);
-  const importers = readdirSync(join(root, "dist")).filter((f) => f.endsWith(".js") && readFileSync(join(root, "dist", f), "utf8").includes('"zarr-wasm-codecs-inline"'));
+  const importers = filesUnder(join(root, "dist")).filter((f) => f.endsWith(".js") && readFileSync(f, "utf8").includes('"zarr-wasm-codecs-inline"')).map((f) => relative(join(root, "dist"), f));
   assert.deepEqual(importers, ["inline.js"]);
   const inline = [...reachable(join(root, "packages/inline/index.js"))].map((f) => relative(root, f)).filter((f) => f.includes("_inline"));
   assert.deepEqual(inline.sort(), ["core", "zfp", "packing", "compress", "zstd", "encode", "archive", "archive_encode", "pcodec"]

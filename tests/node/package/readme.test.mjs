@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 import ts from "typescript";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** The pages a reader is sent to: the README and docs/, by path from the repository's root. */
 const pages = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];

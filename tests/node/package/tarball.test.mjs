@@ -7,7 +7,7 @@ import { copyFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
 
-import { inlineTarball, installApp, pack, root, run as runIn } from "./pack.mjs";
+import { inlineTarball, installApp, pack, root, run as runIn } from "../shared/pack.mjs";
 
 const app = join(root, "target/tarball-app");
 let tarball;

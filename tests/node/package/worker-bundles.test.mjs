@@ -18,11 +18,11 @@ import { gzipSync } from "node:zlib";
 import { build } from "vite";
 import webpack from "webpack";
 
-import { appInBrowser } from "./chromium.mjs";
-import { filesUnder } from "./files.mjs";
+import { appInBrowser } from "../shared/chromium.mjs";
+import { filesUnder } from "../shared/files.mjs";
 import { inlineCopiesIn } from "./inline-copies.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const expected = JSON.parse(readFileSync(join(root, "tests/node/fixtures/expected.json"), "utf8"));
 // Plain, sharded (crc32c index), zstd-compressed, and big-endian int32 towards-zero.
 const STORES = ["design_2d", "design_2d_sharded", "design_2d_zstd", "float64_int32_towards_zero"];

@@ -14,13 +14,13 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 
 import { defaultPool, get, getDecoded, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
-import { rejection } from "./files.mjs";
-import { probedPool } from "./pool-probe.mjs";
-import { randomArray, randomSelection, rng } from "./random-arrays.mjs";
+import { rejection } from "../shared/files.mjs";
+import { probedPool } from "../shared/pool-probe.mjs";
+import { randomArray, randomSelection, rng } from "../shared/random-arrays.mjs";
 
 registerCodecs();
 
-const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8"));
 const cfExpected = JSON.parse(readFileSync(join(fixtures, "cf/expected.json"), "utf8"));
 const hex = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex");
@@ -235,7 +235,7 @@ test("the default pool ({ pool: true }) reads, and an idle pool does not keep No
     console.log(Array.from(data).join(","));
   `;
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: fileURLToPath(new URL("../../", import.meta.url)),
+    cwd: fileURLToPath(new URL("../../../", import.meta.url)),
     timeout: 20000,
     encoding: "utf8",
   });
@@ -273,7 +273,7 @@ test("workers that cannot start: WORKER_START_FAILED naming the likely cause, no
     assert.match((await rejection(() => get(arr, null, { pool: own }))).message, /tries again in 2 s/);
     await own.terminate();
     // The package's own worker script, from its file: reads as the default pool does.
-    const fromFile = new WorkerPool({ size: 2, workerUrl: new URL("../../dist/worker.js", import.meta.url) });
+    const fromFile = new WorkerPool({ size: 2, workerUrl: new URL("../../../dist/worker.js", import.meta.url) });
     for (const useSharedArrayBuffer of [true, false]) {
       assert.equal(hex((await get(arr, null, { pool: fromFile, useSharedArrayBuffer })).data), want);
     }

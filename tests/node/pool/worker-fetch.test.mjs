@@ -7,20 +7,19 @@
 // cannot take are refused before anything is read.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import * as zarr from "zarrita";
 
 import { errorCode, get, getDecoded, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { serve } from "../../scripts/serve.mjs";
-import { filesUnder } from "./files.mjs";
+import { serve } from "../../../scripts/serve.mjs";
+import { filesIn, serveFiles } from "../shared/files.mjs";
 
 registerCodecs();
 
-const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/stores/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 const expectedOf = (c) => readFileSync(join(dir, c.expected));
@@ -72,35 +71,7 @@ test("every zarr-python store reads exactly with the workers fetching, in both o
   }
 });
 
-/**
- * A store directory served from memory on loopback, as scripts/serve.mjs serves files (404,
- * byte ranges), with every request recorded and `answer(path, req, res)` able to answer first
- * (returning true).
- */
-async function serveFiles(files, answer = () => false) {
-  const requests = [];
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, "http://localhost").pathname);
-    requests.push({ path, method: req.method, headers: req.headers, closed: false });
-    const entry = requests.at(-1);
-    res.on("close", () => (entry.closed = !res.writableFinished));
-    if (answer(path, req, res)) return;
-    const bytes = files.get(path);
-    if (!bytes) return void res.writeHead(404).end();
-    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-    if (!range) return void res.writeHead(200, { "content-length": bytes.length }).end(bytes);
-    const [start, end] = range[1] === "" ? [bytes.length - Number(range[2]), bytes.length - 1] : [Number(range[1]), Math.min(Number(range[2]), bytes.length - 1)];
-    res.writeHead(206, { "content-length": end - start + 1, "content-range": `bytes ${start}-${end}/${bytes.length}` }).end(bytes.subarray(start, end + 1));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
-}
 
-/** A case's store files, by path from the store's root. */
-function filesOf(c) {
-  const storeDir = join(dir, c.store);
-  return new Map(filesUnder(storeDir).map((p) => ["/" + relative(storeDir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
-}
 
 async function openOver(url, c) {
   const root = zarr.root(new zarr.FetchStore(url));
@@ -111,7 +82,7 @@ test("the workers' requests carry workerFetch's headers; missing chunks (404) re
   const metadata = /(zarr\.json|\.zarray|\.zattrs|\.zgroup)$/;
   for (const name of ["v2_fill_nan", "v3_sharded_missing"]) {
     const c = manifest.find((m) => m.case === name);
-    const files = filesOf(c);
+    const files = filesIn(join(dir, c.store));
     const { server, requests, url } = await serveFiles(files);
     try {
       const arr = await openOver(url, c);
@@ -143,7 +114,7 @@ test("the workers' requests carry workerFetch's headers; missing chunks (404) re
 test("a server error, a short range and a damaged chunk: errors with a code naming the array and chunk; the pool goes on", async () => {
   const c = manifest.find((m) => m.case === "v3_default");
   const sharded = manifest.find((m) => m.case === "v3_sharded_end");
-  const files = filesOf(c);
+  const files = filesIn(join(dir, c.store));
   const chunk = [...files.keys()].find((k) => k.startsWith("/c/"));
   const key = chunk.slice(1);
   // 500 for one chunk.
@@ -169,7 +140,7 @@ test("a server error, a short range and a damaged chunk: errors with a code nami
     site.server.close();
   }
   // An inner chunk's range answered short (206 with fewer bytes and no Content-Range).
-  const shardFiles = filesOf(sharded);
+  const shardFiles = filesIn(join(dir, sharded.store));
   site = await serveFiles(shardFiles, (path, req, res) => {
     const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
     // (Not the index at the shard's end, which the store reads.)
@@ -205,7 +176,7 @@ async function readsAgain(c, files) {
 
 test("an abort rejects at once and stops the workers' fetches; the pool goes on", async () => {
   const c = manifest.find((m) => m.case === "v3_default");
-  const files = filesOf(c);
+  const files = filesIn(join(dir, c.store));
   // Chunks are answered only after a long wait: the workers' requests are in flight when the abort comes.
   const held = [];
   const site = await serveFiles(files, (path, _req, res) => path.startsWith("/c/") && held.push(res) > 0);
@@ -229,7 +200,7 @@ test("an abort rejects at once and stops the workers' fetches; the pool goes on"
 
 test("workerFetch a worker cannot honour is refused before any chunk is read (INVALID_ARGUMENT); without a pool it is not used", async () => {
   const c = manifest.find((m) => m.case === "v3_default");
-  const files = filesOf(c);
+  const files = filesIn(join(dir, c.store));
   const site = await serveFiles(files);
   try {
     const arr = await openOver(site.url, c);

@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 
 import * as zarr from "zarrita";
 import { get, registerCodecs, set } from "zarr-wasm-codecs";
-import { probedPool } from "./pool-probe.mjs";
+import { probedPool } from "../shared/pool-probe.mjs";
 
 registerCodecs();
 

@@ -14,7 +14,7 @@ import { getDecoded, registerCodecs } from "zarr-wasm-codecs";
 
 registerCodecs();
 
-const fixtures = fileURLToPath(new URL("./fixtures/cf/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../fixtures/cf/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8"));
 const hex = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("hex");
 

@@ -9,29 +9,23 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import * as zarr from "zarrita";
 import { errorCode, get, getDecoded, getStored, open, set, validatingFetch, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { filesUnder } from "./files.mjs";
+import { filesIn, serveFiles } from "../shared/files.mjs";
 
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/stores/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const caseOf = (name) => manifest.find((m) => m.case === name);
 const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 const expectedOf = (c) => readFileSync(join(dir, c.expected));
 
-/** A case's store files, by path from the store's root. */
-function filesOf(c) {
-  const storeDir = join(dir, c.store);
-  return new Map(filesUnder(storeDir).map((p) => ["/" + relative(storeDir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
-}
 
 /** An in-memory store of `files` that records every request: whole gets (chunk files) and ranges, by kind. */
 function recording(files) {
@@ -74,7 +68,7 @@ const paths = {
 };
 
 test("a whole sharded read makes one data request a shard, a window one a shard it touches, on every path; values exact", async () => {
-  const files = filesOf(sharded);
+  const files = filesIn(join(dir, sharded.store));
   for (const [name, read] of Object.entries(paths)) {
     // The whole array: 4 shards, each wanted whole: one request a shard, its index read from it.
     let store = recording(files);
@@ -103,7 +97,7 @@ test("a whole sharded read makes one data request a shard, a window one a shard 
 });
 
 test("the merge limits are options: size 0 asks for each inner chunk alone; the values are the same", async () => {
-  const files = filesOf(sharded);
+  const files = filesIn(join(dir, sharded.store));
   // zarrita asks for each inner chunk that is there alone.
   const theirs = recording(files);
   await zarr.get(await zarr.open.v3(zarr.root(theirs), { kind: "array" }));
@@ -136,7 +130,7 @@ test("the merge limits are options: size 0 asks for each inner chunk alone; the 
 test("nested and transposed shards, and a shard with missing chunks, read exactly with merged requests", async () => {
   for (const name of ["v3_nested_sharded", "v3_nested_sharded_deep", "v3_transpose_sharded_end", "v3_sharded_missing", "v3_sharded_start", "v3_transpose_nested_sharded"]) {
     const c = caseOf(name);
-    const files = filesOf(c);
+    const files = filesIn(join(dir, c.store));
     for (const options of [{}, { pool }]) {
       const store = recording(files);
       const root = zarr.root(store);
@@ -156,28 +150,11 @@ test("nested and transposed shards, and a shard with missing chunks, read exactl
   }
 });
 
-/** Serves `files` over HTTP, recording each request; `answer(path, req, res)` may answer instead (true). */
-async function serveFiles(files, answer = () => false) {
-  const requests = [];
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, "http://localhost").pathname);
-    requests.push({ path, method: req.method, range: req.headers.range });
-    if (answer(path, req, res)) return;
-    const bytes = files.get(path);
-    if (!bytes) return void res.writeHead(404).end();
-    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-    if (!range) return void res.writeHead(200, { "content-length": bytes.length }).end(bytes);
-    const [start, end] = range[1] === "" ? [bytes.length - Number(range[2]), bytes.length - 1] : [Number(range[1]), Math.min(Number(range[2]), bytes.length - 1)];
-    res.writeHead(206, { "content-length": end - start + 1, "content-range": `bytes ${start}-${end}/${bytes.length}` }).end(bytes.subarray(start, end + 1));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
-}
 
 const dataRequests = (requests) => requests.filter((r) => r.path.startsWith("/c/") && r.method === "GET" && /^bytes=\d+-\d+$/.test(r.range ?? ""));
 
 test("over HTTP, the workers fetch one merged range a shard and decode its chunks; a shard read whole is one request through the store (get and zarr.get over the wrapped store)", async () => {
-  const files = filesOf(sharded);
+  const files = filesIn(join(dir, sharded.store));
   const site = await serveFiles(files);
   // (A window of part of the two shards of the first 25 columns, whose last column of inner
   // chunks it leaves out: ranges, not whole shards.)
@@ -208,7 +185,7 @@ test("over HTTP, the workers fetch one merged range a shard and decode its chunk
 });
 
 test("bad servers: a range answered whole (200), short, with another Content-Range or cut: the right values or STORE_FAILED naming the path and the range", async () => {
-  const files = filesOf(sharded);
+  const files = filesIn(join(dir, sharded.store));
   const isData = (path, req) => path.startsWith("/c/") && /^bytes=\d+-\d+$/.exec(req.headers.range ?? "") && req.method === "GET";
   const lastByte = (path, req) => Number(/-(\d+)$/.exec(req.headers.range)[1]) === files.get(path).length - 1;
   const servers = {
@@ -271,7 +248,7 @@ test("bad servers: a range answered whole (200), short, with another Content-Ran
 });
 
 test("an aborted read never aborts a request another read still needs; both through the wrapped store and get", async () => {
-  const files = filesOf(sharded);
+  const files = filesIn(join(dir, sharded.store));
   // Every request is held 30 ms: the abort comes while the shared index requests are in flight.
   const base = recording(files);
   const slow = {
@@ -305,7 +282,7 @@ test("one abort listener on a signal shared by many reads, chunks and pool jobs;
   const onWarning = (w) => warnings.push(w);
   process.on("warning", onWarning);
   try {
-    const files = filesOf(sharded);
+    const files = filesIn(join(dir, sharded.store));
     const controller = new AbortController();
     const signal = controller.signal;
     const most = { n: 0 };
@@ -379,7 +356,7 @@ test("a long pan over many shards keeps no more shard indexes than shardIndexByt
 });
 
 test("zarr.open over the wrapped store reads an array's metadata once: the package takes the text zarr.open read", async () => {
-  const files = filesOf(sharded);
+  const files = filesIn(join(dir, sharded.store));
   const asked = [];
   const store = { get: async (key) => (asked.push(key), files.get(key)), getRange: recording(files).getRange };
   const arr = await zarr.open.v3(zarr.root(withWasmCodecs(store)), { kind: "array" });
@@ -394,7 +371,7 @@ test("zarr.open over the wrapped store reads an array's metadata once: the packa
 });
 
 test("concurrency counts requests: a sharded read keeps at most that many in flight, whole shards, indexes and ranges alike", async () => {
-  const files = filesOf(sharded);
+  const files = filesIn(join(dir, sharded.store));
   const w = [2, 8, 3, 40];
   const window = [zarr.slice(w[0], w[1]), zarr.slice(w[2], w[3])];
   for (const [concurrency, sel] of [[1, null], [2, null], [1, window], [3, window]]) {

@@ -15,13 +15,13 @@ registerCodecs();
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/stores/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 
 /** A fixture store (zarr-python's) in memory, and its array. */
 async function fixture(name) {
   const c = manifest.find((m) => m.case === name);
-  const { memoryStore } = await import("./files.mjs");
+  const { memoryStore } = await import("../shared/files.mjs");
   const store = memoryStore(join(dir, c.store));
   return { c, arr: await zarr.open(c.path ? zarr.root(store).resolve(c.path) : zarr.root(store), { kind: "array" }) };
 }

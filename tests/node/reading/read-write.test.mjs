@@ -15,12 +15,12 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 
 import { createChain, get, getDecoded, open, registerCodecs, set, setAtomic, writePacked } from "zarr-wasm-codecs";
-import { filesUnder } from "./files.mjs";
-import { randomArray, randomSelection, rng } from "./random-arrays.mjs";
+import { filesUnder } from "../shared/files.mjs";
+import { randomArray, randomSelection, rng } from "../shared/random-arrays.mjs";
 
 registerCodecs();
 
-const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8"));
 const big64 = JSON.parse(readFileSync(join(fixtures, "big64/expected.json"), "utf8"));
 const hex = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex");

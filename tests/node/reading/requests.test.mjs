@@ -16,8 +16,8 @@ registerCodecs();
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-const dir = new URL("../fixtures/stores/v3_sharded_end.zarr", import.meta.url);
-const expected = new Float64Array(readFileSync(new URL("../fixtures/stores/v3_sharded_end.expected.bin", import.meta.url)).buffer.slice(0));
+const dir = new URL("../../fixtures/stores/v3_sharded_end.zarr", import.meta.url);
+const expected = new Float64Array(readFileSync(new URL("../../fixtures/stores/v3_sharded_end.expected.bin", import.meta.url)).buffer.slice(0));
 const [ROWS, COLS] = [40, 50];
 
 /** The fixture's store, with every request it answers counted by kind. */

@@ -14,12 +14,12 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { errorCode, get, getStored, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
 
-import { serve } from "../../scripts/serve.mjs";
-import { everyOther, memoryStore as memoryStoreOf, rejection } from "./files.mjs";
+import { serve } from "../../../scripts/serve.mjs";
+import { everyOther, memoryStore as memoryStoreOf, rejection } from "../shared/files.mjs";
 
 registerCodecs();
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const dir = join(root, "tests/fixtures/stored");
 const { cases } = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const pool = new WorkerPool(2);

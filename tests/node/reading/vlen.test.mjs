@@ -14,9 +14,9 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { get, open, set, WorkerPool } from "zarr-wasm-codecs";
-import { everyOther, memoryStore } from "./files.mjs";
+import { everyOther, memoryStore } from "../shared/files.mjs";
 
-const dir = fileURLToPath(new URL("../fixtures/vlen/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/vlen/", import.meta.url));
 const cases = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const hex = (b) => Buffer.from(b).toString("hex");
 const asListed = (c, items) => items.map((x) => (c.kind === "string" ? x : hex(x)));

@@ -6,7 +6,7 @@ import { join } from "node:path";
 
 import { chromium } from "playwright-core";
 
-import { serve } from "../../scripts/serve.mjs";
+import { serve } from "../../../scripts/serve.mjs";
 import { installApp, pack, root } from "./pack.mjs";
 
 export function launchChromium({ webgpu = false } = {}) {

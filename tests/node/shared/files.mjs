@@ -17,7 +17,7 @@ export function filesUnder(dir) {
  * the files by key; `requests` lists the requests made (a key, or "KEY suffix" / "KEY range").
  */
 export function memoryStore(dir) {
-  const files = new Map(filesUnder(dir).map((p) => ["/" + relative(dir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
+  const files = filesIn(dir);
   const requests = [];
   const range = (b, r) => ("suffixLength" in r ? b.slice(b.length - r.suffixLength) : b.slice(r.offset, r.offset + r.length));
   return {
@@ -50,3 +50,35 @@ export function everyOther(values, shape) {
   }
   return out;
 }
+
+/** The files below `dir`, by store key ("/zarr.json", "/c/0/0"), as bytes. */
+export function filesIn(dir) {
+  return new Map(filesUnder(dir).map((p) => ["/" + relative(dir, p).split(sep).join("/"), new Uint8Array(readFileSync(p))]));
+}
+
+/**
+ * `files` (see `filesIn`) served over HTTP on loopback as a static server does (404, byte
+ * ranges and suffixes), every request recorded (`{ path, method, range, headers, closed }`:
+ * `closed`, the client closed it before the answer ended); `answer(path, req, res)` may answer
+ * a request itself (returning true).
+ */
+export async function serveFiles(files, answer = () => false) {
+  const { createServer } = await import("node:http");
+  const requests = [];
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, "http://localhost").pathname);
+    const entry = { path, method: req.method, range: req.headers.range, headers: req.headers, closed: false };
+    requests.push(entry);
+    res.on("close", () => (entry.closed = !res.writableFinished));
+    if (answer(path, req, res)) return;
+    const bytes = files.get(path);
+    if (!bytes) return void res.writeHead(404).end();
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    if (!range) return void res.writeHead(200, { "content-length": bytes.length }).end(bytes);
+    const [start, end] = range[1] === "" ? [bytes.length - Number(range[2]), bytes.length - 1] : [Number(range[1]), Math.min(Number(range[2]), bytes.length - 1)];
+    res.writeHead(206, { "content-length": end - start + 1, "content-range": `bytes ${start}-${end}/${bytes.length}` }).end(bytes.subarray(start, end + 1));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
+}
+

@@ -26,7 +26,7 @@ if (!isMainThread) {
       channel.postMessage({ thread: threadId, jobs, assembles, job: message.op === "decode", at });
       listener(message);
     });
-  await import(new URL("../../dist/worker.js", import.meta.url).href);
+  await import(new URL("../../../dist/worker.js", import.meta.url).href);
 }
 
 /**

@@ -20,7 +20,7 @@ import { get, getDecoded, open, set, validatingFetch, withWasmCodecs, WorkerPool
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-const dir = fileURLToPath(new URL("../fixtures/caches/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/caches/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const before = Int32Array.from({ length: 64 }, (_, i) => i + 1000);
 const expectedOf = (chain, write) => {

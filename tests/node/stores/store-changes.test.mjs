@@ -14,12 +14,12 @@ import { fileURLToPath } from "node:url";
 
 import * as zarr from "zarrita";
 import { get, getDecoded, getStored, open, validatingFetch, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { filesUnder } from "./files.mjs";
+import { filesUnder } from "../shared/files.mjs";
 
 const pool = new WorkerPool(2);
 after(() => pool.terminate());
 
-const dir = fileURLToPath(new URL("../fixtures/server-caches/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/server-caches/", import.meta.url));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const [rows, cols] = manifest.shape;
 const versionOf = (v) => {

@@ -12,7 +12,7 @@ import { after, test } from "node:test";
 import * as zarr from "zarrita";
 
 import { get, open, set, WorkerPool, writePacked } from "zarr-wasm-codecs";
-import { memoryStore } from "../fixtures/written/cases.mjs";
+import { memoryStore } from "../../fixtures/written/cases.mjs";
 
 const pool = new WorkerPool(2);
 after(() => pool.terminate());

@@ -12,13 +12,13 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { planPacking, registerCodecs, writePacked } from "zarr-wasm-codecs";
 
-import { CASES } from "./fixtures/plan/cases.mjs";
-import { makeStores } from "./fixtures/plan/make.mjs";
-import { filesUnder } from "./files.mjs";
+import { CASES } from "../fixtures/plan/cases.mjs";
+import { makeStores } from "../fixtures/plan/make.mjs";
+import { filesUnder } from "../shared/files.mjs";
 
 registerCodecs();
 
-const fixtures = fileURLToPath(new URL("./fixtures/plan/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../fixtures/plan/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8"));
 
 /** Checks `back` against `data` as a plan promises: within the bound, sentinels kept. */

@@ -14,8 +14,8 @@ import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
 import { get, registerCodecs, set, WorkerPool, writePacked } from "zarr-wasm-codecs";
 
-import { memoryStore } from "../fixtures/written/cases.mjs";
-import { rejection } from "./files.mjs";
+import { memoryStore } from "../../fixtures/written/cases.mjs";
+import { rejection } from "../shared/files.mjs";
 
 registerCodecs();
 const pool = new WorkerPool(2);

@@ -10,14 +10,14 @@ import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 
 import { registerCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess } from "../../dist/access.js";
-import { vlenAccess } from "../../dist/vlen.js";
+import { coreAccess } from "../../../dist/reading/access.js";
+import { vlenAccess } from "../../../dist/reading/vlen.js";
 
-import { CASES, memoryStore, runCase } from "../fixtures/written/cases.mjs";
+import { CASES, memoryStore, runCase } from "../../fixtures/written/cases.mjs";
 
 registerCodecs();
 
-const dir = new URL("../fixtures/written/", import.meta.url);
+const dir = new URL("../../fixtures/written/", import.meta.url);
 const verified = JSON.parse(readFileSync(new URL("verified.json", dir), "utf8"));
 
 const pool = new WorkerPool(2);
@@ -46,7 +46,7 @@ for (const via of ["one thread", "pool"]) {
         const store = memoryStore();
         const arr = await runCase(c, store, via === "pool" ? { pool } : {});
         // Written on the package's own path (its wasm encoders), not left to zarr.set: the
-        // chunk reader's, or for strings and bytes of any length js/vlen.ts's.
+        // chunk reader's, or for strings and bytes of any length js/reading/vlen.ts's.
         const a = await coreAccess(arr);
         const v = typeof a === "string" ? await vlenAccess(arr) : undefined;
         const own = v ? v.layout.codecs_fallback === null : typeof a !== "string" && a.layout.writes_here && a.layout.codecs_fallback === null;

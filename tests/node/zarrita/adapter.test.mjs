@@ -13,9 +13,9 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 
 import { CODEC_NAMES, registerCodecs } from "zarr-wasm-codecs";
-import { filesUnder } from "./files.mjs";
+import { filesUnder } from "../shared/files.mjs";
 
-const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
 const expected = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8"));
 const storeDir = (name) => join(fixtures, "stores", `${name}.zarr`);
 

@@ -14,10 +14,10 @@ import { fileURLToPath } from "node:url";
 
 import { build } from "vite";
 
-import { serve } from "../../scripts/serve.mjs";
-import { launchChromium } from "./chromium.mjs";
+import { serve } from "../../../scripts/serve.mjs";
+import { launchChromium } from "../shared/chromium.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const outDir = join(root, "target/fizarrita");
 const hexOf = (path) => readFileSync(join(root, path)).toString("hex");
 

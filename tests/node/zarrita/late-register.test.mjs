@@ -9,9 +9,9 @@ import { test } from "node:test";
 import * as zarr from "zarrita";
 import { errorCode, get, getDecoded, registerCodecs } from "zarr-wasm-codecs";
 
-import { zfpArrayMeta, zfpChunkKey, zfpStore } from "../browser/zfp-store.js";
+import { zfpArrayMeta, zfpChunkKey, zfpStore } from "../../browser/zfp-store.js";
 
-const cases = JSON.parse(readFileSync(new URL("../fixtures/zfp/cases.json", import.meta.url), "utf8"));
+const cases = JSON.parse(readFileSync(new URL("../../fixtures/zfp/cases.json", import.meta.url), "utf8"));
 const fromHex = (s) => new Uint8Array(Buffer.from(s, "hex"));
 const hex = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength).toString("hex");
 

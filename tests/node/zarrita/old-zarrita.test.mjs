@@ -15,7 +15,7 @@ import * as zarr from "zarrita";
 import * as old from "zarrita-0.6";
 import { get, open, withWasmCodecs } from "zarr-wasm-codecs";
 
-const dir = fileURLToPath(new URL("../fixtures/stores/", import.meta.url));
+const dir = fileURLToPath(new URL("../../fixtures/stores/", import.meta.url));
 // v3_default: float64 with zstd, which zarrita 0.6 reads with its own codecs.
 const fixture = join(dir, "v3_default.zarr");
 const expected = readFileSync(join(dir, "v3_default.expected.bin"));

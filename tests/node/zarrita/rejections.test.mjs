@@ -13,9 +13,9 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { get, open, withWasmCodecs } from "zarr-wasm-codecs";
-import { memoryStore } from "./files.mjs";
+import { memoryStore } from "../shared/files.mjs";
 
-const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../../fixtures/", import.meta.url));
 
 /** The unhandled rejections while `f` runs, and a turn of the event loop after it. */
 async function unhandledDuring(f) {

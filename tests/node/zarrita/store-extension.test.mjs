@@ -18,12 +18,12 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 
 import { errorCode, get, open, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { coreAccess } from "../../dist/access.js";
-import { serve } from "../../scripts/serve.mjs";
-import { filesUnder, memoryStore, rejection } from "./files.mjs";
-import { crc32c } from "./random-arrays.mjs";
+import { coreAccess } from "../../../dist/reading/access.js";
+import { serve } from "../../../scripts/serve.mjs";
+import { filesUnder, memoryStore, rejection } from "../shared/files.mjs";
+import { crc32c } from "../shared/random-arrays.mjs";
 
-const repo = fileURLToPath(new URL("../../", import.meta.url));
+const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const fixtures = join(repo, "tests/fixtures");
 const bits = (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 

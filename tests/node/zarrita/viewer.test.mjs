@@ -23,10 +23,10 @@ import * as esbuild from "esbuild";
 import * as zarr from "zarrita";
 
 import { get, open, set } from "zarr-wasm-codecs";
-import { serve } from "../../scripts/serve.mjs";
-import { launchChromium } from "./chromium.mjs";
+import { serve } from "../../../scripts/serve.mjs";
+import { launchChromium } from "../shared/chromium.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const out = join(root, "target/viewer");
 const [H, W] = [1024, 2048];
 const CHUNKS = [512, 1024];

@@ -18,7 +18,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as zarr from "zarrita";
 import { get, open, set, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
 
-const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../../fixtures/", import.meta.url));
 
 test("int64 fill values beyond 2^53 are exact with zarrita's consolidated metadata inside or outside the wrapper (v2 and v3)", async () => {
   const expected = JSON.parse(readFileSync(join(fixtures, "consolidated/expected.json"), "utf8"));
@@ -198,7 +198,7 @@ test("metadata zarr.open over the wrapped store refuses has the code and path op
 
 test("an array zarrita cannot open is refused at zarr.open over the wrapped store with advice to use open and get only where they read it", async () => {
   // zarr-extensions' rectilinear grid, as zarrs wrote it: open and get read it (their values
-  // are zarrs', tests/node/extensions.test.mjs), through the same wrapped store.
+  // are zarrs', tests/node/codecs/extensions.test.mjs), through the same wrapped store.
   const dir = join(fixtures, "extensions/stores/rectilinear_2d.zarr");
   const want = readFileSync(join(fixtures, "extensions/stores/rectilinear_2d.expected.bin"));
   const store = withWasmCodecs(new FileSystemStore(dir));

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const app = mkdtempSync(join(tmpdir(), "zwc-zarrita06-"));
 after(() => rmSync(app, { recursive: true, force: true }));
 
