@@ -24,7 +24,7 @@ import LZ4 from "numcodecs/lz4";
 import Zlib from "numcodecs/zlib";
 import Zstd from "numcodecs/zstd";
 
-import { loadModule, memoryOf } from "../dist/load.js";
+import { loadModule, memoryOf } from "../dist/loading/load.js";
 import { designField, median, seededShuffle } from "./util.mjs";
 
 const SIDE = 512;

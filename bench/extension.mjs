@@ -25,7 +25,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { registerCodecs, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { filesUnder } from "../tests/node/files.mjs";
+import { filesUnder } from "../tests/node/shared/files.mjs";
 import { designField, median, seededShuffle } from "./util.mjs";
 
 const N = Number(process.env.BENCH_N ?? 2048);

@@ -4,7 +4,7 @@
 // int16, zstd or not), chunks in memory. BENCH_ROUNDS rounds (default 15), medians with
 // quartiles; `--json` prints the figures as JSON. See bench/browser/gpu-bench.js.
 import { serve } from "../scripts/serve.mjs";
-import { launchChromium } from "../tests/node/chromium.mjs";
+import { launchChromium } from "../tests/node/shared/chromium.mjs";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
 const root = new URL("../", import.meta.url).pathname;

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { get, open, validatingFetch, withWasmCodecs } from "zarr-wasm-codecs";
-import { filesUnder } from "../tests/node/files.mjs";
+import { filesUnder } from "../tests/node/shared/files.mjs";
 import { median, seededShuffle } from "./util.mjs";
 
 const RTT = Number(process.env.BENCH_RTT ?? 20);

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 
 import * as zarr from "zarrita";
 import { get, open, registerCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { loadModule } from "../dist/load.js";
+import { loadModule } from "../dist/loading/load.js";
 
 import { inTurns, median } from "./util.mjs";
 

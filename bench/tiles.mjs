@@ -20,7 +20,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import { get, open, registerCodecs, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { filesUnder } from "../tests/node/files.mjs";
+import { filesUnder } from "../tests/node/shared/files.mjs";
 import { designField, median, seededShuffle } from "./util.mjs";
 
 const N = 2048;

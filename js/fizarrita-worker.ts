@@ -13,9 +13,9 @@
 // it): here the codecs of the worker's registry write the code of the package's errors at the
 // start of their messages, `[CHUNK_LENGTH] chunk has ...`, which `errorCode(e)` reads on the page.
 import * as zarr from "zarrita";
-import { codeInMessage } from "./errors.js";
+import { codeInMessage } from "./common/errors.js";
 import { registerCodecs } from "./index.js";
-import { isOurs, markOurs } from "./registry.js";
+import { isOurs, markOurs } from "./common/registry.js";
 
 registerCodecs();
 

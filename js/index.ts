@@ -1,20 +1,20 @@
 // zarrita.js adapter: registers this package's codecs in zarrita's codec registry. The codecs'
 // behaviour lives in Rust; this file only hands zarrita's chunks to the wasm and back.
-import { type ChunkMeta, chunkMetaOf, receivedByZarrita06 } from "./chunk-meta.js";
+import { type ChunkMeta, chunkMetaOf, receivedByZarrita06 } from "./metadata/chunk-meta.js";
 import * as zarr from "zarrita";
-import { decodingInWasm } from "./compressors.js";
-import { GzipCodec } from "./gzip.js";
-import { exactJson, numberJson } from "./json.js";
-import type { ArrayBytesCodec } from "./array-bytes.js";
-import { type Bindings, loadModule, loadWasm } from "./load.js";
+import { decodingInWasm } from "./zarrita/compressors.js";
+import { GzipCodec } from "./zarrita/gzip.js";
+import { exactJson, numberJson } from "./common/json.js";
+import type { ArrayBytesCodec } from "./zarrita/array-bytes.js";
+import { type Bindings, loadModule, loadWasm } from "./loading/load.js";
 import { stepClass, type WholeChunkModule } from "./modules.js";
 import { CODECS } from "./wasm/tables.js";
-import { isOurs, markOurs } from "./registry.js";
+import { isOurs, markOurs } from "./common/registry.js";
 
-export { CODEC_NAMES } from "./registry.js";
-import { exactCodecLists } from "./open.js";
+export { CODEC_NAMES } from "./common/registry.js";
+import { exactCodecLists } from "./metadata/open.js";
 
-export { loadWasm } from "./load.js";
+export { loadWasm } from "./loading/load.js";
 
 /** Starts the zfp module ahead of first use and gives its raw bindings (`loadModule("zfp")`). */
 export const loadZfp = () => loadModule("zfp");
@@ -59,7 +59,7 @@ export function registerCodecs(registry: CodecRegistry = zarr.registry): void {
         // The module loads when an array first uses it.
         const module = row.module as WholeChunkModule;
         ours(name, async () => {
-          const [{ arrayToBytesEntry }, glue] = await Promise.all([import("./array-bytes.js"), loadModule(module)]);
+          const [{ arrayToBytesEntry }, glue] = await Promise.all([import("./zarrita/array-bytes.js"), loadModule(module)]);
           return arrayToBytesEntry(stepClass(module, glue) as ArrayBytesCodec, name, row.name !== module);
         });
       } else if (name === "bytes") {
@@ -163,31 +163,31 @@ export async function createChain(metadata: object | string): Promise<InstanceTy
   return new wasm.CodecChain(typeof metadata === "string" ? metadata : exactJson(metadata));
 }
 
-export { planPacking, writePacked } from "./plan.js";
-export type { DataRange, PackingPlan, PlanOptions, WritePackedOptions } from "./plan.js";
-export { getDecoded } from "./decoded.js";
-export type { DecodedChunk } from "./decoded.js";
-export { setAtomic } from "./atomic.js";
-export { get } from "./read.js";
-export { getStored } from "./stored.js";
-export type { StoredChunk, StoredResult } from "./stored.js";
-export { gpuDecoder, webgl2Textures, webgpuResources } from "./gpu.js";
-export type { GpuDecoder, GpuDecoderOptions, GpuTextureFormat, WebGPUResources } from "./gpu.js";
-export { WorkerPool, defaultPool } from "./pool.js";
-export type { PoolOptions } from "./pool.js";
-export type { GetOptions, GetResult, Selection } from "./read.js";
-export type { WorkerFetchInit } from "./store.js";
-export { SHARD_INDEX_BYTES } from "./fetch.js";
-export { validatingFetch } from "./validators.js";
-export { DEFAULT_MERGE } from "./ranges.js";
-export type { MergeLimits } from "./ranges.js";
-export { set } from "./write.js";
-export type { ChunkValue, SetOptions } from "./write.js";
-export { open } from "./open.js";
-export { withWasmCodecs } from "./extension.js";
-export type { WasmCodecsOptions } from "./extension.js";
-export { dataType, registerDataType } from "./data-types.js";
-export { dataTypeOf } from "./open.js";
-export type { DataType, DataTypeDefinition, DataTypeInfo, LaneArrays, LaneType } from "./data-types.js";
-export { ERROR_CODES, errorCode, isCodecError } from "./errors.js";
-export type { CodecError, ErrorCode } from "./errors.js";
+export { planPacking, writePacked } from "./writing/plan.js";
+export type { DataRange, PackingPlan, PlanOptions, WritePackedOptions } from "./writing/plan.js";
+export { getDecoded } from "./reading/decoded.js";
+export type { DecodedChunk } from "./reading/decoded.js";
+export { setAtomic } from "./writing/atomic.js";
+export { get } from "./reading/read.js";
+export { getStored } from "./reading/stored.js";
+export type { StoredChunk, StoredResult } from "./reading/stored.js";
+export { gpuDecoder, webgl2Textures, webgpuResources } from "./gpu/gpu.js";
+export type { GpuDecoder, GpuDecoderOptions, GpuTextureFormat, WebGPUResources } from "./gpu/gpu.js";
+export { WorkerPool, defaultPool } from "./pool/pool.js";
+export type { PoolOptions } from "./pool/pool.js";
+export type { GetOptions, GetResult, Selection } from "./reading/read.js";
+export type { WorkerFetchInit } from "./stores/store.js";
+export { SHARD_INDEX_BYTES } from "./reading/fetch.js";
+export { validatingFetch } from "./stores/validators.js";
+export { DEFAULT_MERGE } from "./reading/ranges.js";
+export type { MergeLimits } from "./reading/ranges.js";
+export { set } from "./writing/write.js";
+export type { ChunkValue, SetOptions } from "./writing/write.js";
+export { open } from "./metadata/open.js";
+export { withWasmCodecs } from "./zarrita/extension.js";
+export type { WasmCodecsOptions } from "./zarrita/extension.js";
+export { dataType, registerDataType } from "./metadata/data-types.js";
+export { dataTypeOf } from "./metadata/open.js";
+export type { DataType, DataTypeDefinition, DataTypeInfo, LaneArrays, LaneType } from "./metadata/data-types.js";
+export { ERROR_CODES, errorCode, isCodecError } from "./common/errors.js";
+export type { CodecError, ErrorCode } from "./common/errors.js";

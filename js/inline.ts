@@ -7,7 +7,7 @@
 // the modules it uses.
 import copies from "zarr-wasm-codecs-inline";
 
-import { useInlineWasm } from "./load.js";
+import { useInlineWasm } from "./loading/load.js";
 
 useInlineWasm(copies);
 

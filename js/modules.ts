@@ -1,7 +1,7 @@
 // The package's wasm modules, one row each (a crate under crates/; scripts/build.mjs names its
 // glue and .wasm file): how its glue is imported and where its .wasm file is, and for a module
 // that runs a step of a chunk's decoding, its class (the encode module's class, Compressor, is
-// the write path's, js/encode.ts). Loading (load.ts), the read path's steps
+// the write path's, js/kernels/encode.ts). Loading (load.ts), the read path's steps
 // (read.ts, place.ts), the zarrita adapter, the worker protocol and the worker read this table.
 // The inline entry ("zarr-wasm-codecs/inline") imports its own list of the base64 copies, which
 // the build writes keyed by the same names, so that no other build refers to them. Each closure

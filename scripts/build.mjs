@@ -27,7 +27,7 @@ mkdirSync(join(inlinePackage, "wasm"), { recursive: true });
 
 // One wasm module per crate under crates/, each built as its Cargo.toml's
 // [package.metadata.module] says (its file name, cargo profile, target directory and flags).
-// Each ships as a .wasm file, which js/load.ts loads beside the glue where it can, and as a
+// Each ships as a .wasm file, which js/loading/load.ts loads beside the glue where it can, and as a
 // base64 copy in an ES module.
 const metadata = JSON.parse(execFileSync("cargo", ["metadata", "--no-deps", "--format-version", "1"], { cwd: root, encoding: "utf8" }));
 const modules = metadata.packages
@@ -124,13 +124,13 @@ writeFileSync(
     "export declare const DATA_TYPE_SIZES: Readonly<Record<string, number>>;\n",
 );
 
-// The pool's worker: js/worker/decode-worker.ts and what it imports (the shared placement
+// The pool's worker: js/pool/worker/decode-worker.ts and what it imports (the shared placement
 // code, the modules' glue) bundled into one classic script, shipped as a string so that it
 // starts from a blob: URL or as a Node eval worker, with no file for a bundler to find. The
 // glue is the same as the main thread's, so the workers instantiate the very modules the main
 // thread compiled.
 const workerScript = buildSync({
-  entryPoints: [join(root, "js/worker/decode-worker.ts")],
+  entryPoints: [join(root, "js/pool/worker/decode-worker.ts")],
   bundle: true, format: "iife", platform: "neutral", target: "es2022", minify: true, write: false,
   logLevel: "warning",
 }).outputFiles[0].text;
@@ -142,7 +142,7 @@ writeFileSync(join(glue, "worker_source.d.ts"), "declare const source: string;\n
 report.worker_source = { js_bytes: workerScript.length, js_gzip_bytes: gzipSync(workerScript, { level: 9 }).length };
 
 run("npx", ["tsc", "-p", "js/tsconfig.json"]);
-run("npx", ["tsc", "-p", "js/worker/tsconfig.json"]);
+run("npx", ["tsc", "-p", "js/pool/worker/tsconfig.json"]);
 mkdirSync(join(root, "dist/wasm"), { recursive: true });
 for (const m of modules) {
   for (const f of [`${m.name}.js`, `${m.name}.d.ts`]) {

@@ -39,4 +39,4 @@ npm run build
 step "Node tests"
 # Two test files at a time (Node's default on two cores is one): most of them wait on Chromium,
 # a child process or the network, and two at once take 376 s where one at a time took 457 s.
-node --test --test-concurrency=2 tests/node/*.test.mjs
+node --test --test-concurrency=2 tests/node/*/*.test.mjs

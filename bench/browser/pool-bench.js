@@ -18,8 +18,8 @@ import Zstd from "numcodecs/zstd";
 import * as zarr from "zarrita";
 import { get, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
 // Not public: only to say whether `get` read an array on its own path or fell back to zarr.get.
-import { coreAccess } from "../../dist/access.js";
-import { crc32c } from "../../tests/node/random-arrays.mjs";
+import { coreAccess } from "../../dist/reading/access.js";
+import { crc32c } from "../../tests/node/shared/random-arrays.mjs";
 import { designField, median, seededShuffle } from "../util.mjs";
 
 const params = new URL(location.href).searchParams;
@@ -109,7 +109,7 @@ async function v2BloscStore(input) {
  * chunk bytes + zstd (numcodecs.js), one after another, then the index (offset and length,
  * uint64 little-endian, per inner chunk in C order; all ones for a chunk wholly past the
  * array's edge) and the index's CRC-32C (4 bytes, little-endian). The store reads ranges,
- * copies of them (as tests/node/random-arrays.mjs's store does), or views with `views`.
+ * copies of them (as tests/node/shared/random-arrays.mjs's store does), or views with `views`.
  */
 async function shardedStore(input, { views = false } = {}) {
   const meta = {

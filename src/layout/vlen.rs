@@ -138,7 +138,7 @@ pub fn open_vlen(meta: &Value) -> Result<Option<VlenLayout>> {
 }
 
 impl VlenLayout {
-    /// As JSON for the JavaScript side (`VlenLayout` in js/vlen.ts); the fill value's bytes
+    /// As JSON for the JavaScript side (`VlenLayout` in js/reading/vlen.ts); the fill value's bytes
     /// as a list.
     pub fn to_json(&self) -> Value {
         let dims = |d: &[usize]| Value::Array(d.iter().map(|&x| Value::from(x as u64)).collect());

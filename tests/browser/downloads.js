@@ -1,4 +1,4 @@
-// The read scenarios whose downloads tests/node/downloads.test.mjs measures, each as an app
+// The read scenarios whose downloads tests/node/package/downloads.test.mjs measures, each as an app
 // would write it, each three ways: the package's `open` over a FetchStore (`way=open`), or
 // `registerCodecs()` and zarrita's `zarr.open` (`way=zarrita`), then the package's `get` (or
 // `getDecoded`); or zarrita's `zarr.open` over the FetchStore wrapped by `withWasmCodecs`

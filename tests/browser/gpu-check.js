@@ -1,4 +1,4 @@
-// The GPU decode, measured on the GPU (tests/node/gpu.test.mjs runs this page): arrays whose
+// The GPU decode, measured on the GPU (tests/node/gpu/gpu.test.mjs runs this page): arrays whose
 // one stored chunk holds every value of its stored type (int8, uint8, int16, uint16, float16),
 // with a second chunk missing (the fill value), under several chains each: scale_offset +
 // cast_value with a NaN sentinel on float64, the same on float32, cast_value alone with a

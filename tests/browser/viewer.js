@@ -1,5 +1,5 @@
 // A real viewer from npm, @carbonplan/zarr-layer (a MapLibre custom layer that reads through
-// zarrita), rendering a store, bundled by tests/node/viewer.test.mjs. `?store=URL&variable=NAME`
+// zarrita), rendering a store, bundled by tests/node/zarrita/viewer.test.mjs. `?store=URL&variable=NAME`
 // and `mode=`: "registry" hands the layer zarrita's FetchStore after registerCodecs(); "wrapped"
 // hands it the same store wrapped by withWasmCodecs with the default pool. When the layer has
 // loaded and the map is idle, the page answers `__result`: the canvas's pixels (a PNG data URL),

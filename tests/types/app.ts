@@ -1,5 +1,5 @@
 // A small app in strict TypeScript that uses every export of the package, type-checked by
-// tests/node/readme.test.mjs (tsc --strict, bundler resolution) against the built declarations.
+// tests/node/package/readme.test.mjs (tsc --strict, bundler resolution) against the built declarations.
 // It is only compiled, never run: what it does is run by the other tests.
 import * as zarr from "zarrita";
 import {
