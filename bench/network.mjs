@@ -20,13 +20,12 @@
 // BENCH_STORES (comma-separated kinds, e.g. float32,uint8) and BENCH_VIEWS narrow the run.
 // `--json` prints the figures as JSON at the end.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import { createSecureServer } from "node:http2";
-import { join, normalize, sep } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { build } from "vite";
+import { certificate, linkServer } from "./link.mjs";
 import { runNetworkBench } from "./network-bench.js";
 import { designField } from "./util.mjs";
 
@@ -48,87 +47,6 @@ if (!STORES.every((s) => existsSync(join(dir, `${s}.zarr`)))) {
   execFileSync(process.env.BENCH_PYTHON ?? "python3", [join(root, "bench/network_stores.py"), dir, String(N)], { stdio: "inherit" });
 }
 
-/**
- * The server: files under the repository; those under the stores' folder held `RTT` ms and sent
- * through the shared link (`link.bytesPerMs`), counted in /__stats; the rest (the page) at once.
- */
-function linkServer({ tls } = {}) {
-  const link = { bytesPerMs: 0 };
-  const stats = { requests: 0, bytes: 0 };
-  const sending = []; // answers in flight: { res, body, at }
-  const SLICE = 16 * 1024;
-  let budget = 0;
-  let last = performance.now();
-  let timer;
-  const pump = () => {
-    timer = undefined;
-    const now = performance.now();
-    // (At most 2 ms of the link's bytes at once: an idle link does not save up.)
-    budget = Math.min(budget + (now - last) * link.bytesPerMs, Math.max(2 * link.bytesPerMs, SLICE));
-    last = now;
-    while (sending.length && budget >= SLICE / 4) {
-      const s = sending.shift();
-      if (s.res.destroyed) continue;
-      const n = Math.min(SLICE, s.body.length - s.at, Math.floor(budget));
-      s.res.write(s.body.subarray(s.at, s.at + n));
-      s.at += n;
-      budget -= n;
-      if (s.at < s.body.length) sending.push(s);
-      else s.res.end();
-    }
-    if (sending.length) timer = setTimeout(pump, 1);
-  };
-  const answer = (req, res, file, slow) => {
-    const bytes = readFileSync(file);
-    const headers = { "cache-control": "no-store", "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" };
-    if (file.endsWith(".html")) headers["content-type"] = "text/html";
-    if (file.endsWith(".js")) headers["content-type"] = "text/javascript";
-    if (file.endsWith(".wasm")) headers["content-type"] = "application/wasm";
-    const m = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-    let [status, body] = [200, bytes];
-    if (m) {
-      const [start, end] = m[1] === "" ? [Math.max(0, bytes.length - Number(m[2])), bytes.length - 1] : [Number(m[1]), Math.min(Number(m[2]), bytes.length - 1)];
-      [status, body] = [206, bytes.subarray(start, end + 1)];
-      headers["content-range"] = `bytes ${start}-${end}/${bytes.length}`;
-    }
-    headers["content-length"] = req.method === "HEAD" ? bytes.length : body.length;
-    res.writeHead(status, headers);
-    if (req.method === "HEAD" || !body.length) return void res.end();
-    if (!slow) return void res.end(body);
-    stats.bytes += body.length;
-    sending.push({ res, body, at: 0 });
-    if (!timer) {
-      last = performance.now();
-      timer = setTimeout(pump, 0);
-    }
-  };
-  const handle = (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-    if (path === "/__stats") return void res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(stats));
-    const file = join(root, path);
-    const slow = file.startsWith(dir + sep);
-    if (slow) stats.requests++;
-    const go = () => {
-      if (!file.startsWith(root) || !existsSync(file) || statSync(file).isDirectory()) return void res.writeHead(404).end();
-      answer(req, res, file, slow);
-    };
-    if (slow) setTimeout(go, RTT);
-    else go();
-  };
-  const server = tls ? createSecureServer({ ...tls, allowHTTP1: true }, handle) : createServer(handle);
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, link, origin: `${tls ? "https" : "http"}://127.0.0.1:${server.address().port}` })));
-}
-
-/** A self-signed certificate for 127.0.0.1 (made once, by openssl). */
-function certificate() {
-  const [key, cert] = [join(dir, "tls-key.pem"), join(dir, "tls-cert.pem")];
-  if (!existsSync(cert)) {
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
-      "-days", "365", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
-  }
-  return { key: readFileSync(key), cert: readFileSync(cert) };
-}
-
 const base = (origin) => `${origin}/target/bench-network-${N}`;
 const results = [];
 const report = (where, mbps) => (row) => {
@@ -139,7 +57,7 @@ const report = (where, mbps) => (row) => {
 };
 
 if (WHERE !== "chromium") {
-  const site = await linkServer();
+  const site = await linkServer({ root, dir, rtt: RTT });
   try {
     for (const mbps of LINKS) {
       site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
@@ -155,8 +73,8 @@ if (WHERE !== "node") {
     root: join(root, "bench/browser"), base: "./", logLevel: "error",
     build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "bench/browser/network.html") } },
   });
-  for (const [name, tls] of [["chromium, HTTP/1.1", undefined], ["chromium, HTTP/2", certificate()]]) {
-    const site = await linkServer({ tls });
+  for (const [name, tls] of [["chromium, HTTP/1.1", undefined], ["chromium, HTTP/2", certificate(dir)]]) {
+    const site = await linkServer({ root, dir, rtt: RTT, tls });
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--ignore-certificate-errors"],

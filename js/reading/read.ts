@@ -10,7 +10,9 @@ import * as zarr from "zarrita";
 import { type ArrayAccess, coreAccess, decodedAccess } from "./access.js";
 import { itemised, itemsOf, laneSelection } from "../metadata/data-types.js";
 import { codedError, errorCode, fromStore, naming, namingChunk } from "../common/errors.js";
-import { answersOwned, chunkFetcher, chunkKey, chunkLocator, chunkRemote, type Fetched, MISSING, SHARD_INDEX_BYTES, shardCoordsOf, type Table } from "./fetch.js";
+import {
+  answersOwned, chunkFetcher, chunkKey, chunkLocator, chunkRemote, decodeBytes, type Fetched, MISSING, pathOf, SHARD_INDEX_BYTES, shardCoordsOf, type Table,
+} from "./fetch.js";
 import { type AnyStore, type Range, rangesOf, type Remote, urlOf, type WorkerFetchInit } from "../stores/store.js";
 import { isNode } from "../common/node.js";
 import { FLOAT16_MISSING, readByZarrita } from "../metadata/open.js";
@@ -19,9 +21,10 @@ import {
 } from "../kernels/place.js";
 import type { WorkerPool } from "../pool/pool.js";
 import type { Job, Output } from "../pool/protocol.js";
+import { type Referenced, referencesOf } from "../stores/reference.js";
 import { setValidatorsAside, taggedVersion, validatorsSetAside } from "../stores/validators.js";
 import { checkUnchanged } from "../stores/versions.js";
-import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "./ranges.js";
+import { checkRun, Coalescer, type MergeLimits, mergeLimitsOf, partOf, type Run } from "../stores/ranges.js";
 import { inTurn, limiter, poolOf, progress, untilAborted } from "./schedule.js";
 import { allocate, type Box, boxRuns, checkSelection, planSelection, type Plan, regionOf, type Selection } from "./select.js";
 import { cOrderStrides } from "../common/strides.js";
@@ -135,9 +138,13 @@ export function workerFetchOf(options: GetOptions, store: unknown): { root: stri
   if (asked !== true && (typeof asked !== "object" || asked === null || Array.isArray(asked))) {
     throw codedError("INVALID_ARGUMENT", `options.workerFetch must be a boolean or an object of request options, got ${typeof asked}`);
   }
-  const root = (store as { url?: unknown }).url;
+  const refs = referencesOf(store as object);
+  if (refs?.appFetch) {
+    throw codedError("UNSUPPORTED", "options.workerFetch: the reference store's requests are made by a fetch of the app's own (its fetch option), which a worker cannot run; read without workerFetch (the pool still decodes)");
+  }
+  const root = refs ? "" : (store as { url?: unknown }).url;
   if (typeof root !== "string" && !(root instanceof URL)) {
-    throw codedError("INVALID_ARGUMENT", "options.workerFetch needs a store with a url (zarrita's FetchStore): the workers fetch from it");
+    throw codedError("INVALID_ARGUMENT", "options.workerFetch needs a store with a url (zarrita's FetchStore) or the package's reference store: the workers fetch from it");
   }
   const given = asked === true ? {} : (asked as Record<string, unknown>);
   const init: WorkerFetchInit = {};
@@ -158,7 +165,7 @@ export function workerFetchOf(options: GetOptions, store: unknown): { root: stri
     }
   }
   try {
-    new URL(String(root));
+    if (!refs) new URL(String(root));
   } catch {
     throw codedError("INVALID_ARGUMENT", `options.workerFetch: the store's url (${String(root)}) is not an absolute URL, which a worker could fetch`);
   }
@@ -312,6 +319,8 @@ export async function readPlan<R extends TileReader>(
   if (a.index && a.layout.shard) {
     return blamed(a, readOut(run, plan, signal, readShards(arr, a, plan, options, run, paced, how, asked || undefined, settle, placed)));
   }
+  const refs = referencesOf(arr.store);
+  if (refs) return blamed(a, readOut(run, plan, signal, readReferenced(arr, a, plan, options, run, paced, how, refs, asked || undefined, settle, placed)));
   // A chunk an object: one request each.
   const fetchChunk = (asked && chunkRemote(arr, a, asked.root, asked.init)) || chunkFetcher(arr, a, options);
   const fetched = async (box: Box): Promise<Fetched> => {
@@ -366,7 +375,8 @@ async function readOut(run: Executor, plan: Plan, signal: AbortSignal | undefine
  * (an edge chunk's rest is the fill value: `readPlan` reads those).
  */
 export function plainChunk<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, coords: number[], options: GetOptions): boolean {
-  if (options.pool || a.index || a.layout.edges || a.chunkShape.length !== coords.length) return false;
+  // (A reference store's chunks go by the read plan, whose ranges of one file are merged.)
+  if (options.pool || a.index || a.layout.edges || a.chunkShape.length !== coords.length || referencesOf(arr.store)) return false;
   return a.chunkShape.every((n, i) => n === arr.chunks[i] && Number.isInteger(coords[i]) && coords[i] >= 0 && (coords[i] + 1) * n <= arr.shape[i]);
 }
 
@@ -405,8 +415,8 @@ export async function readChunk<R extends TileReader>(
 /** An inner chunk a read wants: its range in the shard, and how its read settles it. */
 interface Wanted {
   range: Range;
-  /** The index of its shard that located it (whose validator the run's answer must carry). */
-  table: Table;
+  /** The index of its shard that located it (whose validator the run's answer must carry); none for a referenced file's chunk. */
+  table?: Table;
   /** Fetched only to tell that the shard is unchanged (see `readShard`): nothing to place. */
   probe?: boolean;
   /** Places the chunk from its stored bytes (the read's executor). */
@@ -428,6 +438,112 @@ const idOf = (o: object | undefined) => {
   if (id === undefined) ids.set(o, (id = ++lastId));
   return id;
 };
+
+/**
+ * How a run's chunks are placed: from its bytes (`own`: this read's alone), decoded here or, with
+ * a pool, handed whole to one worker uncopied (`handOver`); or by one worker that fetches the run
+ * itself (`remote`). Shared by shards' runs and referenced files' runs.
+ */
+function runDeliverer<R extends TileReader>(exec: Executor, pool: WorkerPool | undefined, a: ArrayAccess<R>, signal: AbortSignal | undefined, handOver: boolean) {
+  return async (run: Range, all: Wanted[], source: { bytes: Uint8Array; own: boolean } | { remote: Remote }) => {
+    // (A probe's answer is its run's: the bytes came as they should, or a worker's first job
+    // answered without STORE_CHANGED.)
+    const items = all.filter((item) => !item.probe);
+    const probes = all.filter((item) => item.probe);
+    if (!("remote" in source)) probes.forEach((p) => p.resolve());
+    if ("remote" in source || (handOver && source.own)) {
+      const jobs = items.map((item) => item.prepare!());
+      const parts = items.map((item) => ({ offset: item.range.offset - run.offset, length: item.range.length }));
+      const from = "remote" in source ? source : { stored: source.bytes };
+      const answers = pool!.runParts(from, jobs.map((j) => j.job), parts, a.modules, signal);
+      const outcomes = items.map((item, i) => item.answered!(answers[i].then((v) => jobs[i].done(v))));
+      if (probes.length) void Promise.race(outcomes).then(() => probes.forEach((p) => p.resolve()), (e) => probes.forEach((p) => p.reject(e)));
+      await Promise.all(outcomes.map((outcome, i) => outcome.then(items[i].resolve, items[i].reject)));
+      return;
+    }
+    const placing = items.map((item) => item.take(partOf(source.bytes, run, item.range)).then(item.resolve, item.reject));
+    if (exec.holdsPlace) await Promise.all(placing);
+  };
+}
+
+/**
+ * The reads of an array whose chunks a reference store places in files (kerchunk references:
+ * js/stores/reference.ts): each chunk's range asked of the coalescer, which merges the ranges of
+ * one file asked for within one task (every chunk of this read, and other reads' through the
+ * same coalescer with the same signal) into runs of one request each, through `paced`; a run
+ * fetched through the store's fetch, each chunk placed as its bytes arrive, or with
+ * `workerFetch` fetched by one worker, which decodes each chunk as its bytes arrive. Inline chunks are placed as they are; keys the set lacks are
+ * missing chunks (the fill value).
+ */
+function readReferenced<R extends TileReader>(
+  arr: Readable,
+  a: ArrayAccess<R>,
+  plan: Plan,
+  options: GetOptions,
+  exec: Executor,
+  paced: Limiter,
+  how: ReadHow,
+  refs: Referenced,
+  workers: { init: WorkerFetchInit } | undefined,
+  settle: (box: Box, fetched: Fetched) => Promise<void>,
+  placed: () => void,
+): Promise<void>[] {
+  const signal = options.signal;
+  const store = arr.store as AnyStore;
+  const pool = exec.prepare && !a.compressors.length ? exec.pool : undefined;
+  const inWorkers = pool && workers;
+  const coalescer = how.coalescer ?? new Coalescer(mergeLimitsOf(options.mergeRanges));
+  // (A run the workers fetch: each of them decodes its chunks.)
+  const deliver = runDeliverer(exec, pool, a, signal, false);
+  const registry = (key: string, bytes: Uint8Array) => (a.compressors.length ? namingChunk(key, () => decodeBytes(a.compressors, bytes)) : bytes);
+  const fetchRuns = (url: string) => (runs: Run<Wanted>[]) => {
+    for (const r of runs) {
+      void paced(async () => {
+        if (inWorkers) return deliver(r.range, r.items, { remote: { url, range: r.range, init: inWorkers.init, referenced: true } });
+        // Each chunk placed as soon as its bytes are in (a run of a whole file's chunks arrives
+        // over a link's time: the first decode while the last are on their way).
+        const items = [...r.items].sort((x, y) => x.range.offset + x.range.length - (y.range.offset + y.range.length));
+        const placing: Promise<void>[] = [];
+        let next = 0;
+        await refs.streamRange(url, r.range, signal, (buffer, filled) => {
+          for (; next < items.length && items[next].range.offset + items[next].range.length - r.range.offset <= filled; next++) {
+            const item = items[next];
+            placing.push(item.take(partOf(buffer, r.range, item.range)).then(item.resolve, item.reject));
+          }
+        });
+        if (exec.holdsPlace) await Promise.all(placing);
+      }).catch((e) => r.items.forEach((item) => item.reject(e)));
+    }
+  };
+  const keyOf = (url: string) => [idOf(store), idOf(signal), inWorkers ? "worker" : pool ? "pool" : "here", url].join("\u0000");
+  return plan.boxes.map((box) => {
+    const key = chunkKey(a.layout, box.coords);
+    const path = pathOf(arr, key);
+    return namingChunk(key, async () => {
+      signal?.throwIfAborted();
+      const ref = refs.at(path);
+      if (!ref) return settle(box, { key, bytes: undefined });
+      if ("bytes" in ref) return settle(box, { key, bytes: await registry(key, ref.bytes), owned: false });
+      if (!ref.range) {
+        // A whole file for one chunk: one request of its own.
+        const bytes = await paced(() => fromStore(path, () => store.get(path, signal ? { signal: ownSignal(signal) } : undefined)));
+        return settle(box, { key, bytes: bytes && (await registry(key, bytes)), owned: false });
+      }
+      const range = ref.range;
+      await new Promise<void>((resolve, reject) => {
+        const item: Wanted = { range, resolve, reject, take: async (bytes) => settle(box, { key, bytes: await registry(key, bytes), owned: false }) };
+        if (pool) {
+          item.prepare = () => exec.prepare!(box);
+          item.answered = async (decoded) => {
+            await namingChunk(key, async () => (await decoded) || exec.fill(box));
+            placed();
+          };
+        }
+        coalescer.ask(keyOf(ref.url), item, fetchRuns(ref.url));
+      });
+    });
+  });
+}
 
 /**
  * The reads of a sharded array's boxes, a shard at a time: its inner chunks located through
@@ -470,26 +586,7 @@ function readShards<R extends TileReader>(
   const locate = chunkLocator(arr, a, { paced, cacheBytes: shardIndexBytesOf(options), immutable: options.immutable, ranges });
   // Whether a run's bytes may be handed to a worker uncopied (see `answersOwned`).
   const handOver = pool && answersOwned(store, a);
-  /** A run's chunks placed from its bytes (`own`: this read's alone) or by one worker (fetching `remote`). */
-  const deliver = async (run: Range, all: Wanted[], source: { bytes: Uint8Array; own: boolean } | { remote: Remote }) => {
-    // (A probe's answer is its run's: the bytes came as they should, or a worker's first job
-    // answered without STORE_CHANGED.)
-    const items = all.filter((item) => !item.probe);
-    const probes = all.filter((item) => item.probe);
-    if (!("remote" in source)) probes.forEach((p) => p.resolve());
-    if ("remote" in source || (handOver && source.own)) {
-      const jobs = items.map((item) => item.prepare!());
-      const parts = items.map((item) => ({ offset: item.range.offset - run.offset, length: item.range.length }));
-      const from = "remote" in source ? source : { stored: source.bytes };
-      const answers = pool!.runParts(from, jobs.map((j) => j.job), parts, a.modules, signal);
-      const outcomes = items.map((item, i) => item.answered!(answers[i].then((v) => jobs[i].done(v))));
-      if (probes.length) void Promise.race(outcomes).then(() => probes.forEach((p) => p.resolve()), (e) => probes.forEach((p) => p.reject(e)));
-      await Promise.all(outcomes.map((outcome, i) => outcome.then(items[i].resolve, items[i].reject)));
-      return;
-    }
-    const placing = items.map((item) => item.take(partOf(source.bytes, run, item.range)).then(item.resolve, item.reject));
-    if (exec.holdsPlace) await Promise.all(placing);
-  };
+  const deliver = runDeliverer(exec, pool, a, signal, Boolean(handOver));
   // The validator a shard's answers must carry: its index's (none where the store's
   // validators are set aside, or the index's answer had none).
   const expectOf = (table: Table | undefined) => (table && !validatorsSetAside(store) ? table.version?.tag : undefined);
@@ -498,7 +595,7 @@ function readShards<R extends TileReader>(
       void paced(async () => {
         // (A run of probes alone is fetched here.)
         if (inWorkers && r.items.some((item) => !item.probe)) {
-          if (r.items.some((item) => item.table.appFetch)) throw appFetchRefused(path);
+          if (r.items.some((item) => item.table?.appFetch)) throw appFetchRefused(path);
           const remote: Remote = { url: urlOf(inWorkers.root, path), range: r.range, init: inWorkers.init, ...(expect ? { expect } : {}) };
           return deliver(r.range, r.items, { remote });
         }
@@ -592,7 +689,7 @@ function readShards<R extends TileReader>(
       await deliver({ offset: 0, length: bytes!.length }, items, { bytes: bytes!, own: !given });
     } else {
       const byVersion = new Map<Table, Wanted[]>();
-      for (const item of items) byVersion.set(item.table, [...(byVersion.get(item.table) ?? []), item]);
+      for (const item of items) byVersion.set(item.table!, [...(byVersion.get(item.table!) ?? []), item]);
       for (const [table, wanted] of byVersion) {
         const expect = expectOf(table);
         const [key, runs] = [keyOf(path, expect), fetchRuns(path, expect)];

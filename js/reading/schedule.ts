@@ -4,24 +4,7 @@
 import { onAbort } from "../common/abort.js";
 import { codedError } from "../common/errors.js";
 import { defaultPool, WorkerPool } from "../pool/pool.js";
-
-/** Resolvers waiting for a task of their own (browsers: one message each on `taskChannel`). */
-const waitingTasks: (() => void)[] = [];
-let taskChannel: MessageChannel | undefined;
-
-/** A promise that resolves in a later task of the event loop (not a microtask). */
-export function nextTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const immediate = (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate;
-    if (immediate) return void immediate(resolve);
-    if (!taskChannel) {
-      taskChannel = new MessageChannel();
-      taskChannel.port1.onmessage = () => waitingTasks.shift()?.();
-    }
-    waitingTasks.push(resolve);
-    taskChannel.port2.postMessage(null);
-  });
-}
+import { nextTask } from "../common/tasks.js";
 
 /** Runs `work` on each item, at most `n` at once; rejects with the first failure (and starts no item after it). */
 export async function eachLimited<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {

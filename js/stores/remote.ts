@@ -13,21 +13,58 @@ import { checkUnchanged, validatorOf } from "./versions.js";
  * validator its shard's index came with and the response's differs, the object changed since:
  * STORE_CHANGED too.
  */
-export async function fetchStored(remote: Remote, signal?: AbortSignal): Promise<Uint8Array | undefined> {
+export async function fetchStored(remote: Remote, signal?: AbortSignal, onBytes?: (buffer: Uint8Array, filled: number) => void): Promise<Uint8Array | undefined> {
   const { url, range, init } = remote;
   const headers: Record<string, string> = { ...init.headers };
   const bytesAsked = range && `${range.offset}-${range.offset + range.length - 1}`;
   const asked = bytesAsked && `bytes ${bytesAsked}`;
   if (bytesAsked) headers.Range = `bytes=${bytesAsked}`;
   const failed = (why: string) => Object.assign(new Error(`the store failed on ${url}${asked ? ` (${asked})` : ""}: ${why}`), { code: "STORE_FAILED" });
-  const answer = await request(url, init, headers, signal, failed);
-  if (!answer) {
+  const response = await request(url, init, headers, signal, failed);
+  if (!response) {
     if (!range) return undefined;
+    if (remote.referenced) throw failed("a reference to a missing file (404)");
     throw Object.assign(new Error(`${url} is missing (404 for ${asked}), though its shard index named the range`), { code: "STORE_CHANGED", gone: true });
   }
-  checkUnchanged(url, remote.expect, validatorOf(answer.response));
-  if (!range) return answer.bytes;
-  return rangeAnswered({ first: range.offset, last: range.offset + range.length - 1 }, answer.response, answer.bytes, failed);
+  checkUnchanged(url, remote.expect, validatorOf(response));
+  // A 206 that names the range asked for is read as it arrives (`onBytes`); anything else
+  // whole, then checked.
+  const said = response.headers.get("content-range");
+  const exact = range && response.status === 206 && said !== null && said.trim().startsWith(`${asked}/`);
+  let bytes: Uint8Array;
+  try {
+    bytes = onBytes && exact && response.body ? await streamed(response.body, range.length, onBytes, failed) : new Uint8Array(await response.arrayBuffer());
+  } catch (e) {
+    if (e instanceof Error && (e.name === "AbortError" || (e as { code?: string }).code === "STORE_FAILED")) throw e;
+    throw failed(e instanceof Error ? e.message : String(e));
+  }
+  if (!range) return bytes;
+  const part = rangeAnswered({ first: range.offset, last: range.offset + range.length - 1 }, response, bytes, failed);
+  onBytes?.(part, part.length);
+  return part;
+}
+
+/**
+ * A response body of `length` bytes read into one buffer as it arrives, `onBytes(buffer,
+ * filled)` told after each piece; `failed` (STORE_FAILED) if it is longer or shorter.
+ */
+export async function streamed(body: ReadableStream<Uint8Array>, length: number, onBytes: (buffer: Uint8Array, filled: number) => void, failed: (why: string) => Error): Promise<Uint8Array> {
+  const buffer = new Uint8Array(length);
+  const reader = body.getReader();
+  let filled = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (filled + value.length > length) {
+      void reader.cancel();
+      throw failed(`it answered more than the ${length} bytes asked for`);
+    }
+    buffer.set(value, filled);
+    filled += value.length;
+    onBytes(buffer, filled);
+  }
+  if (filled !== length) throw failed(`it answered ${filled} bytes of the ${length} asked for`);
+  return buffer;
 }
 
 /**
@@ -54,7 +91,7 @@ export function rangeAnswered(asked: { first?: number; last?: number }, response
     const [from, to, total] = [Number(m[1]), Number(m[2]), m[3] === "*" ? undefined : Number(m[3])];
     const right = first === undefined
       ? total !== undefined && to === total - 1 && to - from + 1 === Math.min(last ?? 0, total)
-      : from === first && (last === undefined ? total !== undefined && to === total - 1 : to === (total === undefined ? last : Math.min(last, total - 1)));
+      : from === first && (last === undefined ? total !== undefined && to === total - 1 : to === last);
     if (!right) throw failed(`it answered ${said}`);
     if (bytes.length !== to - from + 1) throw failed(`it answered ${bytes.length} bytes of the ${to - from + 1} its Content-Range names`);
     return bytes;
@@ -65,8 +102,8 @@ export function rangeAnswered(asked: { first?: number; last?: number }, response
 }
 
 /**
- * One request: its response and body; undefined for 404; STORE_FAILED (by `failed`) for any
- * other status or a failure. A request that fails before any answer (a connection the server
+ * One request: its response (its body unread); undefined for 404; STORE_FAILED (by `failed`) for
+ * any other status or a failure. A request that fails before any answer (a connection the server
  * closed, say) is made once more.
  */
 async function request(
@@ -75,7 +112,7 @@ async function request(
   headers: Record<string, string>,
   signal: AbortSignal | undefined,
   failed: (why: string) => Error,
-): Promise<{ response: Response; bytes: Uint8Array } | undefined> {
+): Promise<Response | undefined> {
   for (let attempt = 0; ; attempt++) {
     let response: Response;
     try {
@@ -89,11 +126,6 @@ async function request(
     if (response.status !== 200 && response.status !== 206) {
       throw failed(`Unexpected response status ${response.status} ${response.statusText}`);
     }
-    try {
-      return { response, bytes: new Uint8Array(await response.arrayBuffer()) };
-    } catch (e) {
-      if (e instanceof Error && e.name === "AbortError") throw e;
-      throw failed(e instanceof Error ? e.message : String(e));
-    }
+    return response;
   }
 }

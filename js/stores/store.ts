@@ -82,6 +82,8 @@ export interface Remote {
   init: WorkerFetchInit;
   /** The validator (ETag or Last-Modified) the object's shard index came with: an answer with another is STORE_CHANGED. */
   expect?: string;
+  /** A referenced file's range (js/stores/reference.ts): a 404 is a reference to a missing file (STORE_FAILED), not a shard gone since its index was read. */
+  referenced?: boolean;
 }
 
 /**

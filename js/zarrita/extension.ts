@@ -18,7 +18,7 @@ import {
 } from "../reading/read.js";
 import { vlenAccess } from "../reading/vlen.js";
 import { limiter, poolOf } from "../reading/schedule.js";
-import { Coalescer, type MergeLimits, mergeLimitsOf } from "../reading/ranges.js";
+import { Coalescer, type MergeLimits, mergeLimitsOf } from "../stores/ranges.js";
 import { type Box, planSelection, type Plan } from "../reading/select.js";
 import { cOrderStrides } from "../common/strides.js";
 

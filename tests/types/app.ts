@@ -55,6 +55,10 @@ import {
   type MergeLimits,
   SHARD_INDEX_BYTES,
   validatingFetch,
+  type Reference,
+  type ReferenceOptions,
+  ReferenceStore,
+  referenceStore,
   setAtomic,
   type SetOptions,
   WorkerPool,
@@ -101,6 +105,12 @@ const viewerOptions: GetOptions = { mergeRanges: merge, shardIndexBytes: SHARD_I
 // A FetchStore whose responses' validators the package sees (ETag, Last-Modified).
 const validated = new zarr.FetchStore("https://example.com/data.zarr", { fetch: validatingFetch() });
 void validated;
+// netCDF4 archives read in place through a kerchunk reference set.
+const referenceOptions: ReferenceOptions = { mergeRanges: merge, target: "https://example.com/archive/" };
+const references: ReferenceStore = await referenceStore({ version: 1, refs: { ".zgroup": '{"zarr_format":2}' } }, referenceOptions);
+const firstKey: string | undefined = references.keys().next().value;
+const inline: Reference = { bytes: new Uint8Array(1) };
+void [firstKey, inline, await references.get("/.zgroup"), (await open(zarr.root(references))).shape];
 void viewerOptions;
 const chunk: zarr.Chunk<"float32"> = await get(arr, selection, options);
 const plane: Float32Array = chunk.data;

@@ -215,11 +215,11 @@ function shardOf(job: LayShardMessage): Uint8Array {
 const fetching = new Map<number, AbortController>();
 
 /** Fetches `remote` for the job `job`, which a "cancel" naming it stops. */
-async function fetchFor(job: number, remote: NonNullable<JobMessage["remote"]>): Promise<Uint8Array | undefined> {
+async function fetchFor(job: number, remote: NonNullable<JobMessage["remote"]>, onBytes?: (buffer: Uint8Array, filled: number) => void): Promise<Uint8Array | undefined> {
   const controller = new AbortController();
   fetching.set(job, controller);
   try {
-    return await fetchStored(remote, controller.signal);
+    return await fetchStored(remote, controller.signal, onBytes);
   } finally {
     fetching.delete(job);
   }
@@ -241,19 +241,31 @@ async function fetchAndDecode(message: JobMessage): Promise<void> {
 
 /**
  * Several decodes from one run (see `DecodeRunMessage`): the run given or fetched once, each
- * job answered from its part; a failed fetch answers every job with its error.
+ * job answered from its part (a fetched run's as its part arrives); a failed fetch answers every
+ * job not yet answered with its error.
  */
 async function decodeRun(message: DecodeRunMessage): Promise<void> {
   let stored = message.stored;
   let failed: unknown;
+  // (A fetched run's jobs decode as their parts arrive, in the order their parts end.)
+  const answered = new Set<JobMessage>();
   if (message.remote) {
+    const jobs = [...message.jobs].sort((x, y) => x.part!.offset + x.part!.length - (y.part!.offset + y.part!.length));
+    let next = 0;
     try {
-      stored = await fetchFor(message.job, message.remote);
+      stored = await fetchFor(message.job, message.remote, (buffer, filled) => {
+        for (; next < jobs.length && jobs[next].part!.offset + jobs[next].part!.length <= filled; next++) {
+          const { offset, length } = jobs[next].part!;
+          answered.add(jobs[next]);
+          decodeAndAnswer(jobs[next], buffer.subarray(offset, offset + length), []);
+        }
+      });
     } catch (e) {
       failed = e;
     }
   }
   for (const job of message.jobs) {
+    if (answered.has(job)) continue;
     const spare = job.box ? [job.box] : [];
     if (!stored) {
       const error = errorOf(failed ?? Object.assign(new Error(`the store answered nothing for ${message.remote?.url}`), { code: "STORE_FAILED" }));

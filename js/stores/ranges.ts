@@ -1,9 +1,9 @@
-// Merged range reads: the byte ranges of one stored object (a shard's inner chunks) that reads
-// ask for close together in time are fetched as few requests, each covering a run of them
-// (gaps between them included, up to a limit), and split back.
+// Merged range reads: the byte ranges of one stored object (a shard's inner chunks, a referenced
+// file's chunks) that reads ask for close together in time are fetched as few requests, each
+// covering a run of them (gaps between them included, up to a limit), and split back.
 import { codedError } from "../common/errors.js";
-import type { Range } from "../stores/store.js";
-import { nextTask } from "./schedule.js";
+import type { Range } from "./store.js";
+import { nextTask } from "../common/tasks.js";
 
 /** How ranges are merged: the largest gap of unwanted bytes a request spans, and the most bytes it asks for. */
 export interface MergeLimits {
