@@ -184,3 +184,35 @@ test("workerFetch over a reference store with a fetch of the app's own is refuse
   assert.deepEqual(Float64Array.from((await get(a, null, { pool })).data), expected);
   assert.equal(calls - before, 1, "one request, through the app's fetch");
 });
+
+test("zarr v3 metadata inside a reference set (zarr.json), and a filter the package cannot decode refused naming it", async () => {
+  const v3 = filesIn(join(dir, "v3_default.zarr"));
+  const want = new Float64Array(readFileSync(join(dir, "v3_default.expected.bin")).buffer.slice(0));
+  const keys = [...v3.keys()].filter((k) => k.startsWith("/c/")).sort();
+  const body = Buffer.concat(keys.map((k) => v3.get(k)));
+  const files = new Map([["/v3.bin", new Uint8Array(body)]]);
+  const s = await serveFiles(files);
+  after(() => s.server.close());
+  let at = 0;
+  const set = { version: 1, refs: { "zarr.json": new TextDecoder().decode(v3.get("/zarr.json")) } };
+  for (const k of keys) {
+    set.refs[k.slice(1)] = [`${s.url}/v3.bin`, at, v3.get(k).length];
+    at += v3.get(k).length;
+  }
+  const store = await referenceStore(set);
+  assert.deepEqual(Float64Array.from((await get(await open(store))).data), want);
+  assert.deepEqual(Float64Array.from((await zarr.get(await zarr.open.v3(zarr.root(withWasmCodecs(store)), { kind: "array" }))).data), want);
+  assert.equal(s.requests.filter((r) => r.path === "/v3.bin").length, 2, "one request a read");
+  // A v2 array whose filter no codec table row has.
+  const zarray = JSON.parse(refs[".zarray"]);
+  const unknown = { ...refs, ".zarray": JSON.stringify({ ...zarray, filters: [{ id: "imagecodecs_jpeg2k", level: 0 }] }) };
+  const site2 = await site();
+  const bad = await referenceStore({ version: 1, templates: site2.set.templates, refs: unknown });
+  for (const read of [async () => get(await open(bad)), async () => zarr.get(await zarr.open.v2(zarr.root(withWasmCodecs(bad)), { kind: "array" }))]) {
+    await assert.rejects(read(), (e) => {
+      assert.equal(e.code, "UNKNOWN_CODEC", e.message);
+      assert.match(e.message, /imagecodecs_jpeg2k/);
+      return true;
+    });
+  }
+});
