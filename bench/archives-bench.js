@@ -6,7 +6,7 @@
 import ReferenceStore from "@zarrita/storage/ref";
 import * as zarr from "zarrita";
 import { get, getDecoded, open, referenceStore, registerCodecs, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { median } from "./util.mjs";
+import { median, sameBits } from "./util.mjs";
 
 registerCodecs();
 
@@ -34,13 +34,6 @@ function contendersOf(pool) {
   };
 }
 
-const bitsOf = (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-function sameBits(a, b) {
-  const [x, y] = [bitsOf(a), bitsOf(b)];
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
 
 /**
  * Reads each of `sets` (`{ name, url, variable }`: a reference set's URL and the variable read

@@ -20,10 +20,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { build } from "vite";
 import { runArchivesBench } from "./archives-bench.js";
-import { certificate, linkServer } from "./link.mjs";
+import { inChromium, linkServer } from "./link.mjs";
 
 const RTT = Number(process.env.BENCH_RTT ?? 40);
 const LINKS = (process.env.BENCH_MBPS ?? "20,200").split(",").map(Number);
@@ -67,35 +65,10 @@ if (WHERE !== "chromium") {
   }
 }
 if (WHERE !== "node") {
-  const outDir = join(root, "target/bench-archives-page");
-  await build({
-    root: join(root, "bench/browser"), base: "./", logLevel: "error",
-    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "bench/browser/archives.html") } },
+  await inChromium({
+    root, dir, rtt: RTT, links: LINKS, page: "archives.html", outDir: join(root, "target/bench-archives-page"), report,
+    query: (origin) => ({ sets: JSON.stringify(SETS(origin)), files: folder(origin), rounds: String(ROUNDS), pool: String(POOL) }),
   });
-  for (const [name, tls] of [["chromium, HTTP/1.1", undefined], ["chromium, HTTP/2", certificate(dir)]]) {
-    const site = await linkServer({ root, dir, rtt: RTT, tls });
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--ignore-certificate-errors"],
-    });
-    try {
-      for (const mbps of LINKS) {
-        site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
-        const page = await browser.newPage({ ignoreHTTPSErrors: true });
-        page.on("pageerror", (e) => process.stderr.write(`page error: ${e}\n`));
-        await page.exposeFunction("__row", report(name, mbps));
-        const query = new URLSearchParams({ sets: JSON.stringify(SETS(site.origin)), files: folder(site.origin), rounds: String(ROUNDS), pool: String(POOL) });
-        await page.goto(`${site.origin}/target/bench-archives-page/archives.html?${query}`);
-        await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 60 * 60 * 1000, polling: 1000 });
-        const error = await page.evaluate(() => window.__error);
-        if (error) throw new Error(error);
-        await page.close();
-      }
-    } finally {
-      await browser.close();
-      site.server.close();
-    }
-  }
 }
 if (process.argv.includes("--json")) console.log(JSON.stringify({ files: FILES, rtt_ms: RTT, rounds: ROUNDS, pool: POOL, results }, null, 2));
 process.exit(0);

@@ -7,6 +7,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { createSecureServer } from "node:http2";
 import { join, normalize, sep } from "node:path";
+import { chromium } from "playwright-core";
+import { build } from "vite";
 
 /**
  * The server: files under `root`; those under `dir` held `rtt` ms and sent through the shared
@@ -92,3 +94,41 @@ export function certificate(dir) {
   }
   return { key: readFileSync(key), cert: readFileSync(cert) };
 }
+
+/**
+ * A benchmark's page (bench/browser/`page`, built by Vite into `outDir`) in headless Chromium
+ * over the link, HTTP/1.1 then HTTP/2 with TLS, at each of `links` Mbit/s: the page is opened
+ * with `query(origin)` in its URL and reports each row through `window.__row` (to `report(where,
+ * mbps)`), then sets `window.__done` (or `window.__error`).
+ */
+export async function inChromium({ root, dir, rtt, links, page: html, outDir, query, report }) {
+  await build({
+    root: join(root, "bench/browser"), base: "./", logLevel: "error",
+    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "bench/browser", html) } },
+  });
+  const at = outDir.slice(root.length).split(sep).join("/").replace(/^\/?/, "/");
+  for (const [name, tls] of [["chromium, HTTP/1.1", undefined], ["chromium, HTTP/2", certificate(dir)]]) {
+    const site = await linkServer({ root, dir, rtt, tls });
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--ignore-certificate-errors"],
+    });
+    try {
+      for (const mbps of links) {
+        site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
+        const page = await browser.newPage({ ignoreHTTPSErrors: true });
+        page.on("pageerror", (e) => process.stderr.write(`page error: ${e}\n`));
+        await page.exposeFunction("__row", report(name, mbps));
+        await page.goto(`${site.origin}${at}/${html}?${new URLSearchParams(query(site.origin))}`);
+        await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 60 * 60 * 1000, polling: 1000 });
+        const error = await page.evaluate(() => window.__error);
+        if (error) throw new Error(error);
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+      site.server.close();
+    }
+  }
+}
+

@@ -4,7 +4,7 @@
 // count of requests and bytes for the read (its /__stats answer, which the link does not slow).
 import * as zarr from "zarrita";
 import { get, open, registerCodecs, withWasmCodecs, WorkerPool } from "zarr-wasm-codecs";
-import { median } from "./util.mjs";
+import { median, sameBits } from "./util.mjs";
 
 // zarrita's registry as it comes, and with the package's codecs: each contender reads with one
 // (an array loads its codecs at its first chunk, and keeps them).
@@ -33,13 +33,6 @@ function contendersOf(pool, overrides) {
   };
 }
 const VIEWS = { "first view": () => [zarr.slice(0, 1024), zarr.slice(0, 1024)], whole: () => null };
-const bitsOf = (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-function sameBits(a, b) {
-  const [x, y] = [bitsOf(a), bitsOf(b)];
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
 
 /**
  * Reads each of `stores` (under `base`) as each of `views`, `rounds` times per contender, with a

@@ -23,9 +23,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { build } from "vite";
-import { certificate, linkServer } from "./link.mjs";
+import { inChromium, linkServer } from "./link.mjs";
 import { runNetworkBench } from "./network-bench.js";
 import { designField } from "./util.mjs";
 
@@ -68,35 +66,10 @@ if (WHERE !== "chromium") {
   }
 }
 if (WHERE !== "node") {
-  const outDir = join(root, "target/bench-network-page");
-  await build({
-    root: join(root, "bench/browser"), base: "./", logLevel: "error",
-    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(root, "bench/browser/network.html") } },
+  await inChromium({
+    root, dir, rtt: RTT, links: LINKS, page: "network.html", outDir: join(root, "target/bench-network-page"), report,
+    query: (origin) => ({ base: base(origin), stores: STORES.join(","), views: VIEWS.join(","), rounds: String(ROUNDS), pool: String(POOL) }),
   });
-  for (const [name, tls] of [["chromium, HTTP/1.1", undefined], ["chromium, HTTP/2", certificate(dir)]]) {
-    const site = await linkServer({ root, dir, rtt: RTT, tls });
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--ignore-certificate-errors"],
-    });
-    try {
-      for (const mbps of LINKS) {
-        site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
-        const page = await browser.newPage({ ignoreHTTPSErrors: true });
-        page.on("pageerror", (e) => process.stderr.write(`page error: ${e}\n`));
-        await page.exposeFunction("__row", report(name, mbps));
-        const query = new URLSearchParams({ base: base(site.origin), stores: STORES.join(","), views: VIEWS.join(","), rounds: String(ROUNDS), pool: String(POOL) });
-        await page.goto(`${site.origin}/target/bench-network-page/network.html?${query}`);
-        await page.waitForFunction(() => window.__done || window.__error, null, { timeout: 60 * 60 * 1000, polling: 1000 });
-        const error = await page.evaluate(() => window.__error);
-        if (error) throw new Error(error);
-        await page.close();
-      }
-    } finally {
-      await browser.close();
-      site.server.close();
-    }
-  }
 }
 if (process.argv.includes("--json")) console.log(JSON.stringify({ n: N, rtt_ms: RTT, rounds: ROUNDS, pool: POOL, results }, null, 2));
 process.exit(0);

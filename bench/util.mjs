@@ -93,3 +93,13 @@ export async function inTurns(total, block, native, fields) {
   }
   return state;
 }
+
+/** Whether two typed arrays hold the same bytes. */
+export function sameBits(a, b) {
+  const bitsOf = (v) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  const [x, y] = [bitsOf(a), bitsOf(b)];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+

@@ -439,6 +439,15 @@ const idOf = (o: object | undefined) => {
   return id;
 };
 
+/** With a pool: the job that decodes `item`'s chunk (`box`, `key`) in a worker from a run's bytes there, and what its answer does (a missing chunk: the fill value). */
+function decodedByWorkers(item: Wanted, exec: Executor, box: Box, key: string, placed: () => void): void {
+  item.prepare = () => exec.prepare!(box);
+  item.answered = async (decoded) => {
+    await namingChunk(key, async () => (await decoded) || exec.fill(box));
+    placed();
+  };
+}
+
 /**
  * How a run's chunks are placed: from its bytes (`own`: this read's alone), decoded here or, with
  * a pool, handed whole to one worker uncopied (`handOver`); or by one worker that fetches the run
@@ -472,8 +481,8 @@ function runDeliverer<R extends TileReader>(exec: Executor, pool: WorkerPool | u
  * one file asked for within one task (every chunk of this read, and other reads' through the
  * same coalescer with the same signal) into runs of one request each, through `paced`; a run
  * fetched through the store's fetch, each chunk placed as its bytes arrive, or with
- * `workerFetch` fetched by one worker, which decodes each chunk as its bytes arrive. Inline chunks are placed as they are; keys the set lacks are
- * missing chunks (the fill value).
+ * `workerFetch` fetched by one worker, which decodes each chunk as its bytes arrive. Inline
+ * chunks are placed as they are; keys the set lacks are missing chunks (the fill value).
  */
 function readReferenced<R extends TileReader>(
   arr: Readable,
@@ -532,13 +541,7 @@ function readReferenced<R extends TileReader>(
       const range = ref.range;
       await new Promise<void>((resolve, reject) => {
         const item: Wanted = { range, resolve, reject, take: async (bytes) => settle(box, { key, bytes: await registry(key, bytes), owned: false }) };
-        if (pool) {
-          item.prepare = () => exec.prepare!(box);
-          item.answered = async (decoded) => {
-            await namingChunk(key, async () => (await decoded) || exec.fill(box));
-            placed();
-          };
-        }
+        if (pool) decodedByWorkers(item, exec, box, key, placed);
         coalescer.ask(keyOf(ref.url), item, fetchRuns(ref.url));
       });
     });
@@ -647,13 +650,7 @@ function readShards<R extends TileReader>(
       const { key, range, table } = at;
       const read = new Promise<void>((resolve, reject) => {
         const item: Wanted = { range, table, resolve, reject, take: (bytes) => settle(box, { key, bytes, owned: false }) };
-        if (pool) {
-          item.prepare = () => exec.prepare!(box);
-          item.answered = async (decoded) => {
-            await namingChunk(key, async () => (await decoded) || exec.fill(box));
-            placed();
-          };
-        }
+        if (pool) decodedByWorkers(item, exec, box, key, placed);
         items.push(item);
       });
       waits.push(read.catch((e) => {
