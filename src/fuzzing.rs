@@ -362,7 +362,8 @@ pub fn deflate(data: &[u8]) {
 /// The filters target: numcodecs' codecs that parse bytes beyond the four decompressors'
 /// targets. The first byte's high five bits pick one of `FILTERS` (bz2; lzma as xz, as .lzma
 /// and raw with a delta filter; packbits; fletcher32; delta of several type pairs, byte orders
-/// included; categorize); the rest is [`decompress`]'s input.
+/// included; imagecodecs' LZF with and without its header and LZ4 HDF5 blocks; categorize);
+/// the rest is [`decompress`]'s input.
 #[cfg(feature = "compress")]
 pub fn filters(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
@@ -440,6 +441,10 @@ pub fn filter_codecs() -> Vec<crate::codec::bytes_to_bytes::BytesCodec> {
         delta(DataType::Float64, DataType::Float64, false),
         delta(DataType::Int32, DataType::Int8, false),
         delta(DataType::Float32, DataType::Float16, true),
+        // The HDF5 filters' formats (imagecodecs' names).
+        BytesCodec::Lzf { header: false },
+        BytesCodec::Lzf { header: true },
+        BytesCodec::Lz4H5,
     ]
 }
 

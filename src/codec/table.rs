@@ -36,6 +36,16 @@ pub enum BytesCodec {
     Bz2 { level: u8 },
     /// numcodecs' `lzma` (Python's lzma module).
     Lzma(LzmaParams),
+    /// imagecodecs' `imagecodecs_lzf`: h5py's LZF filter (HDF5 filter 32000), a liblzf stream,
+    /// after its decoded size (4 bytes, little-endian) where `header` is set (imagecodecs'
+    /// default). Decoded only.
+    Lzf { header: bool },
+    /// imagecodecs' `imagecodecs_lz4h5`: the HDF5 LZ4 filter's blocks (HDF5 filter 32004,
+    /// hdf5plugin's `LZ4`). Decoded only (its `level`, `hc` and `blocksize` say how to encode).
+    Lz4H5,
+    /// imagecodecs' `imagecodecs_bz2`: a bzip2 stream, as numcodecs' `bz2` reads it (the HDF5
+    /// bzip2 filter's chunks, HDF5 filter 307). Decoded only (its `level` says how to encode).
+    ImagecodecsBz2,
 }
 
 /// How numcodecs' lzma stores a chunk: its `format`, `check`, `preset` and `filters`.
@@ -145,9 +155,20 @@ impl BytesCodec {
     /// archive_encode module encodes them).
     pub fn module(self) -> Module {
         match self {
-            BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => Module::Archive,
+            BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) | BytesCodec::ImagecodecsBz2 => {
+                Module::Archive
+            }
             _ => Module::Compress,
         }
+    }
+
+    /// Whether the package encodes it: not the codecs it reads HDF5 archives' chunks with in
+    /// place (imagecodecs' names for HDF5 filters), which a write is refused for.
+    pub fn encodes(self) -> bool {
+        !matches!(
+            self,
+            BytesCodec::Lzf { .. } | BytesCodec::Lz4H5 | BytesCodec::ImagecodecsBz2
+        )
     }
 
     /// Whether two values run the same kernel (whatever their configurations).
@@ -314,6 +335,15 @@ pub const CODECS: &[CodecRow] = &[
         xz: true, check: 4, preset: 6, raw: false, delta: 0, dict_size: 0 })), &["format", "check", "preset", "filters"]),
     row("fletcher32", &["numcodecs.fletcher32"], Some("fletcher32"), BB,
         Runs::Compress(BytesCodec::Checksum(Checksum::Fletcher32, Place::End)), &[]),
+    // HDF5 filters as VirtualiZarr names them (imagecodecs' codecs), for netCDF4/HDF5 files
+    // read in place through references; decoded only. v3: imagecodecs' own zarr codecs'
+    // names, and the `numcodecs.` prefix VirtualiZarr gives a numcodecs id.
+    row("imagecodecs_lzf", &["imagecodecs_lzf", "numcodecs.imagecodecs_lzf"], Some("imagecodecs_lzf"), BB,
+        Runs::Compress(BytesCodec::Lzf { header: true }), &["header"]),
+    row("imagecodecs_lz4h5", &["imagecodecs_lz4h5", "numcodecs.imagecodecs_lz4h5"], Some("imagecodecs_lz4h5"), BB,
+        Runs::Compress(BytesCodec::Lz4H5), &["level", "hc", "blocksize"]),
+    row("imagecodecs_bz2", &["imagecodecs_bz2", "numcodecs.imagecodecs_bz2"], Some("imagecodecs_bz2"), BB,
+        Runs::Compress(BytesCodec::ImagecodecsBz2), &["level"]),
 ];
 
 /// The row of a zarr v3 codec name.

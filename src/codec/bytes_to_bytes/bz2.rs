@@ -10,7 +10,7 @@ use bzip2::Compression;
 use super::read_stream;
 use crate::error::{Error, Result};
 
-const NAME: &str = "bz2";
+pub(crate) const NAME: &str = "bz2";
 
 /// One bzip2 stream at `level` (1 to 9, the block size in 100 kB), as Python's
 /// `bz2.compress` writes it.
@@ -25,10 +25,16 @@ pub fn encode(input: &[u8], level: u8) -> Result<Vec<u8>> {
 }
 
 /// Every bzip2 stream of `input`, one after another (as Python's `bz2.decompress` reads
-/// them), each block's CRC and the stream's checked.
-pub fn decode(input: &[u8], expected: Option<usize>, limit: usize) -> Result<Vec<u8>> {
+/// them), each block's CRC and the stream's checked. `codec`: the codec's name in errors
+/// (numcodecs' `bz2`, or imagecodecs' `imagecodecs_bz2`, whose `bz2_decode` reads the same).
+pub fn decode(
+    input: &[u8],
+    codec: &'static str,
+    expected: Option<usize>,
+    limit: usize,
+) -> Result<Vec<u8>> {
     if input.is_empty() {
-        return Err(Error::corrupt(NAME, "the chunk is empty"));
+        return Err(Error::corrupt(codec, "the chunk is empty"));
     }
-    read_stream(MultiBzDecoder::new(input), NAME, "bzip2", expected, limit)
+    read_stream(MultiBzDecoder::new(input), codec, "bzip2", expected, limit)
 }

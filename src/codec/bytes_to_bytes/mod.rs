@@ -31,6 +31,10 @@ pub mod deflate;
 pub mod delta;
 #[cfg(feature = "compress")]
 pub mod lz4;
+#[cfg(feature = "compress")]
+pub mod lz4h5;
+#[cfg(feature = "compress")]
+pub mod lzf;
 #[cfg(feature = "archive")]
 pub mod lzma;
 #[cfg(feature = "compress")]
@@ -233,6 +237,34 @@ impl BytesCodec {
                     as u8,
             },
             BytesCodec::Lzma(p) => BytesCodec::Lzma(lzma_params(entry.name, p, &given)?),
+            BytesCodec::Lzf { header } => BytesCodec::Lzf {
+                header: bool_of(entry.name, "header", given("header"))?.unwrap_or(header),
+            },
+            BytesCodec::Lz4H5 => {
+                // (How to encode: checked as imagecodecs reads them, unused in decoding.)
+                int_in(
+                    entry.name,
+                    "level",
+                    given("level"),
+                    i32::MIN.into(),
+                    i32::MAX.into(),
+                )?;
+                bool_of(entry.name, "hc", given("hc"))?;
+                // (LZ4_MAX_INPUT_SIZE.)
+                int_in(entry.name, "blocksize", given("blocksize"), 1, 0x7E00_0000)?;
+                BytesCodec::Lz4H5
+            }
+            BytesCodec::ImagecodecsBz2 => {
+                // (imagecodecs clamps the level to 1 to 9; unused in decoding.)
+                int_in(
+                    entry.name,
+                    "level",
+                    given("level"),
+                    i32::MIN.into(),
+                    i32::MAX.into(),
+                )?;
+                BytesCodec::ImagecodecsBz2
+            }
             BytesCodec::Blosc(p) => {
                 let mut p = blosc_params(entry.name, p, &given)?;
                 // zarr-python's blosc takes the type size of what it receives.
@@ -284,6 +316,19 @@ impl BytesCodec {
         }
     }
 
+    /// The error of a write that needs a codec the package decodes only (see
+    /// [`BytesCodec::encodes`]).
+    #[cfg(feature = "compress")]
+    fn decoded_only(self) -> Error {
+        Error::Unsupported {
+            message: format!(
+                "{} is decoded, not encoded: the package reads HDF5 archives' chunks with it in \
+                 place, and does not write it",
+                self.name()
+            ),
+        }
+    }
+
     /// The error of a build without this codec's kernel (the archive module's codecs in the
     /// compress and encode modules: the JavaScript side loads the module of the codec's row).
     #[cfg(all(feature = "zstd", not(feature = "archive")))]
@@ -319,6 +364,9 @@ impl BytesCodec {
             BytesCodec::Lzma(p) => lzma::encode(input, p),
             #[cfg(not(feature = "archive"))]
             BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => Err(self.elsewhere()),
+            BytesCodec::Lzf { .. } | BytesCodec::Lz4H5 | BytesCodec::ImagecodecsBz2 => {
+                Err(self.decoded_only())
+            }
         }
     }
 
@@ -351,12 +399,20 @@ impl BytesCodec {
                     message: "categorize decodes with its chain's labels (BytesChain)".into(),
                 })
             }
+            #[cfg(feature = "compress")]
+            BytesCodec::Lzf { header } => lzf::decode(input, header, expected, limit)?,
+            #[cfg(feature = "compress")]
+            BytesCodec::Lz4H5 => lz4h5::decode(input, expected, limit)?,
             #[cfg(feature = "archive")]
-            BytesCodec::Bz2 { .. } => bz2::decode(input, expected, limit)?,
+            BytesCodec::Bz2 { .. } => bz2::decode(input, bz2::NAME, expected, limit)?,
+            #[cfg(feature = "archive")]
+            BytesCodec::ImagecodecsBz2 => bz2::decode(input, self.name(), expected, limit)?,
             #[cfg(feature = "archive")]
             BytesCodec::Lzma(p) => lzma::decode(input, p, expected, limit)?,
             #[cfg(not(feature = "archive"))]
-            BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) => return Err(self.elsewhere()),
+            BytesCodec::Bz2 { .. } | BytesCodec::Lzma(_) | BytesCodec::ImagecodecsBz2 => {
+                return Err(self.elsewhere())
+            }
             // The zstd module decodes zstd alone: the JavaScript side loads it only for
             // chains of that one codec (js/modules.ts).
             #[cfg(not(feature = "compress"))]
@@ -401,6 +457,18 @@ fn zstd_configured<'a>(
             }
         },
     })
+}
+
+/// A boolean configuration value, if given.
+fn bool_of(codec: &'static str, key: &str, v: Option<&Value>) -> Result<Option<bool>> {
+    match v {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(v) => Err(Error::config(
+            codec,
+            format!("{key} must be true or false, got {v}"),
+        )),
+    }
 }
 
 /// An integer configuration value in `[min, max]`, if given.
