@@ -49,11 +49,11 @@ pub fn decode(
     };
     // The most the stream may write: the chunk's size, or else the header's, or the limit.
     let (cap, what) = match (expected, declared) {
-        (Some(n), _) => (n, format!("the chunk's {n} bytes")),
-        (None, Some(n)) => (n, format!("the {n} bytes its header says")),
-        (None, None) => (limit, format!("the limit of {limit} bytes")),
+        (Some(n), _) => (n, "the chunk's"),
+        (None, Some(n)) => (n, "the header's"),
+        (None, None) => (limit, "the limit of"),
     };
-    let out = decompress(stream, cap, &what)?;
+    let out = decompress(stream, cap, what)?;
     if let Some(n) = declared.filter(|&n| n != out.len()) {
         return Err(Error::corrupt(
             NAME,
@@ -66,11 +66,16 @@ pub fn decode(
     Ok(out)
 }
 
-/// Decodes one LZF stream into at most `cap` bytes (`what` says what the cap is, for the
-/// message of a stream that decodes to more). No bytes are a stream of no bytes, as
-/// imagecodecs writes and reads them (liblzf itself does not take them).
+/// Decodes one LZF stream into at most `cap` bytes (`what` says whose size that is, for the
+/// message of a stream that decodes to more: "the chunk's"). No bytes are a stream of no
+/// bytes, as imagecodecs writes and reads them (liblzf itself does not take them).
 pub fn decompress(stream: &[u8], cap: usize, what: &str) -> Result<Vec<u8>> {
-    let too_long = || Error::corrupt(NAME, format!("the data decode to more than {what}"));
+    let too_long = || {
+        Error::corrupt(
+            NAME,
+            format!("the data decode to more than {what} {cap} bytes"),
+        )
+    };
     // LZF rarely compresses below a quarter: reserve for that much, up to the cap.
     let mut out: Vec<u8> = Vec::with_capacity(cap.min(stream.len().saturating_mul(4)));
     let mut at = 0;
