@@ -85,7 +85,7 @@ function moduleOfCodec(name: string): string | null | undefined {
   return CODECS.find((r) => r.v3_names.includes(name))?.module;
 }
 
-/** Whether a list of bytes -> bytes codecs has one of the archive module's (bz2, lzma). */
+/** Whether a list of bytes -> bytes codecs has one of the archive module's (bz2, lzma, imagecodecs_bz2). */
 function hasArchiveCodec(codecs: readonly { name: string }[]): boolean {
   return codecs.some((c) => moduleOfCodec(c.name) === "archive");
 }
