@@ -21,7 +21,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runArchivesBench } from "./archives-bench.js";
-import { inChromium, linkServer } from "./link.mjs";
+import { inChromium, inNode, rowReporter } from "./link.mjs";
 
 const RTT = Number(process.env.BENCH_RTT ?? 40);
 const LINKS = (process.env.BENCH_MBPS ?? "20,200").split(",").map(Number);
@@ -46,23 +46,10 @@ const SETS = (origin) => [
 ];
 
 const results = [];
-const report = (where, mbps) => (row) => {
-  const fewest = Math.min(...Object.values(row.contenders).filter((c) => !c.error).map((c) => c.bytes));
-  const full = { where, mbps, rtt_ms: RTT, ...row, limit_ms: fewest / ((mbps * 1e6) / 8 / 1000) + 2 * RTT };
-  results.push(full);
-  if (!process.argv.includes("--json")) print(full);
-};
+const report = rowReporter({ rtt: RTT, results, print });
 
 if (WHERE !== "chromium") {
-  const site = await linkServer({ root, dir, rtt: RTT });
-  try {
-    for (const mbps of LINKS) {
-      site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
-      await runArchivesBench({ sets: SETS(site.origin), files: folder(site.origin), stats: `${site.origin}/__stats`, rounds: ROUNDS, poolSize: POOL, onRow: report("node, HTTP/1.1", mbps) });
-    }
-  } finally {
-    site.server.close();
-  }
+  await inNode({ root, dir, rtt: RTT, links: LINKS, report, run: (origin, onRow) => runArchivesBench({ sets: SETS(origin), files: folder(origin), stats: `${origin}/__stats`, rounds: ROUNDS, poolSize: POOL, onRow }) });
 }
 if (WHERE !== "node") {
   await inChromium({

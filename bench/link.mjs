@@ -132,3 +132,31 @@ export async function inChromium({ root, dir, rtt, links, page: html, outDir, qu
   }
 }
 
+/**
+ * A benchmark's rows as they are reported: each with where and at what bandwidth it was read,
+ * the round trip, and the link's limit (the fewest bytes a contender that read moved, over the
+ * bandwidth, plus two round trips), kept in `results` and printed with `print` (not with
+ * `--json`). Returns `report(where, mbps)`, the function a row is given to.
+ */
+export function rowReporter({ rtt, results, print }) {
+  return (where, mbps) => (row) => {
+    const fewest = Math.min(...Object.values(row.contenders).filter((c) => !c.error).map((c) => c.bytes));
+    const full = { where, mbps, rtt_ms: rtt, ...row, limit_ms: fewest / ((mbps * 1e6) / 8 / 1000) + 2 * rtt };
+    results.push(full);
+    if (!process.argv.includes("--json")) print(full);
+  };
+}
+
+/** A benchmark's reads in Node over the link (HTTP/1.1), at each of `links` Mbit/s: `run(origin, onRow)` each time. */
+export async function inNode({ root, dir, rtt, links, run, report }) {
+  const site = await linkServer({ root, dir, rtt });
+  try {
+    for (const mbps of links) {
+      site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
+      await run(site.origin, report("node, HTTP/1.1", mbps));
+    }
+  } finally {
+    site.server.close();
+  }
+}
+

@@ -23,7 +23,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inChromium, linkServer } from "./link.mjs";
+import { inChromium, inNode, rowReporter } from "./link.mjs";
 import { runNetworkBench } from "./network-bench.js";
 import { designField } from "./util.mjs";
 
@@ -47,23 +47,10 @@ if (!STORES.every((s) => existsSync(join(dir, `${s}.zarr`)))) {
 
 const base = (origin) => `${origin}/target/bench-network-${N}`;
 const results = [];
-const report = (where, mbps) => (row) => {
-  const fewest = Math.min(...Object.values(row.contenders).map((c) => c.bytes));
-  const full = { where, mbps, rtt_ms: RTT, ...row, limit_ms: fewest / ((mbps * 1e6) / 8 / 1000) + 2 * RTT };
-  results.push(full);
-  if (!process.argv.includes("--json")) print(full);
-};
+const report = rowReporter({ rtt: RTT, results, print });
 
 if (WHERE !== "chromium") {
-  const site = await linkServer({ root, dir, rtt: RTT });
-  try {
-    for (const mbps of LINKS) {
-      site.link.bytesPerMs = (mbps * 1e6) / 8 / 1000;
-      await runNetworkBench({ base: base(site.origin), stats: `${site.origin}/__stats`, stores: STORES, views: VIEWS, rounds: ROUNDS, poolSize: POOL, onRow: report("node, HTTP/1.1", mbps) });
-    }
-  } finally {
-    site.server.close();
-  }
+  await inNode({ root, dir, rtt: RTT, links: LINKS, report, run: (origin, onRow) => runNetworkBench({ base: base(origin), stats: `${origin}/__stats`, stores: STORES, views: VIEWS, rounds: ROUNDS, poolSize: POOL, onRow }) });
 }
 if (WHERE !== "node") {
   await inChromium({
