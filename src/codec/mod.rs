@@ -10,6 +10,8 @@ pub mod cast_value;
 pub mod config;
 pub mod fixed_scale_offset;
 mod fused;
+#[cfg(feature = "grib")]
+pub mod grib;
 #[cfg(feature = "pcodec")]
 pub mod pcodec;
 pub mod pipeline;
@@ -525,9 +527,16 @@ fn given_value(e: Error, codec: &ArrayCodec, given: &ArrayData, input: &ArrayDat
 }
 
 /// The configuration a whole-chunk module's class takes for the codec `name`: its own, but
-/// for `numcodecs.zfpy`, which shares the zfp module with `zfp` and is told apart by its
-/// configuration wrapped under its name (`{"numcodecs.zfpy": ...}`).
+/// for `numcodecs.zfpy`, which shares the zfp module with `zfp`, and `gribberish`, which shares
+/// the grib module with `grib`: each is told apart by its configuration wrapped under its name
+/// (`{"numcodecs.zfpy": ...}`).
 pub fn whole_chunk_configuration(name: &str, config: Option<&Value>) -> Option<Value> {
+    if name == "gribberish" {
+        return Some(Value::object([(
+            "gribberish",
+            config.cloned().unwrap_or(Value::Null),
+        )]));
+    }
     if name == "numcodecs.zfpy" {
         return Some(Value::object([(
             "numcodecs.zfpy",
@@ -563,6 +572,11 @@ pub fn whole_chunk_codec(
             let count = chunk_len(chunk_shape, dtype.size())?;
             Ok(pcodec::Pcodec::new(configuration, dtype)?.for_chunks(count))
         })())),
+        #[cfg(feature = "grib")]
+        Module::Grib => Some(shared((|| {
+            let count = chunk_len(chunk_shape, dtype.size())?;
+            grib::Grib::new(configuration, dtype, count)
+        })())),
         _ => {
             let _ = (configuration, dtype, chunk_shape);
             None
@@ -590,7 +604,7 @@ fn whole_chunk_serializer(
     }
 }
 
-#[cfg(any(feature = "zfp", feature = "pcodec"))]
+#[cfg(any(feature = "zfp", feature = "pcodec", feature = "grib"))]
 fn shared<C: WholeChunkCodec + 'static>(c: Result<C>) -> Result<Arc<dyn WholeChunkCodec>> {
     c.map(|c| Arc::new(c) as Arc<dyn WholeChunkCodec>)
 }

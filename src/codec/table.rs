@@ -200,6 +200,8 @@ pub enum Module {
     Archive,
     Zfp,
     Pcodec,
+    /// GRIB2 messages (read only).
+    Grib,
 }
 
 impl Module {
@@ -211,6 +213,7 @@ impl Module {
             Module::Archive => "archive",
             Module::Zfp => "zfp",
             Module::Pcodec => "pcodec",
+            Module::Grib => "grib",
         }
     }
 }
@@ -310,6 +313,10 @@ pub const CODECS: &[CodecRow] = &[
     row("bytes", &["bytes"], None, AB, Runs::Bytes, &["endian"]),
     row("zfp", &["zfp"], None, AB, Runs::WholeChunk(Module::Zfp), &[]),
     row("pcodec", &["numcodecs.pcodec"], Some("pcodec"), AB, Runs::WholeChunk(Module::Pcodec), &[]),
+    // GRIB2 messages read in place (decoded only): kerchunk's codec (a zarr v2 filter that
+    // takes the message's bytes; the same name in v3) and gribberish's.
+    row("grib", &["grib"], Some("grib"), AB, Runs::WholeChunk(Module::Grib), &[]),
+    row("gribberish", &["gribberish"], None, AB, Runs::WholeChunk(Module::Grib), &[]),
     row("sharding_indexed", &["sharding_indexed"], None, AB, Runs::Sharding, &[]),
     row("zfpy", &["numcodecs.zfpy"], Some("zfpy"), AB, Runs::WholeChunk(Module::Zfp), &[]),
     row("vlen-utf8", &["vlen-utf8"], None, AB, Runs::Elsewhere, &[]),

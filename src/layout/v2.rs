@@ -462,9 +462,29 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
     // Bytes -> bytes filters, which follow `bytes`; once there is one, every later filter
     // must be one too (they all take bytes).
     let mut byte_filters = Vec::new();
+    // A filter that takes the values and gives bytes (kerchunk's `grib`, whose chunks are
+    // GRIB2 messages): the array -> bytes codec, in place of `bytes`; it must be the last.
+    let mut serializer: Option<Value> = None;
     for filter in filters {
         let (id, rest) = split_id("a filter", filter)?;
         let name = v3_name_of(id);
+        if serializer.is_some() {
+            return Err(invalid(format!(
+                "filter {} follows a filter that gives bytes; the package reads such a filter \
+                 only as the last",
+                quoted(id)
+            )));
+        }
+        if table::kind_of(&name) == Some(Kind::ArrayToBytes) {
+            if !byte_filters.is_empty() {
+                return Err(invalid(format!(
+                    "filter {} follows a filter that takes bytes",
+                    quoted(id)
+                )));
+            }
+            serializer = Some(codec(&name, rest));
+            continue;
+        }
         if table::kind_of(&name) == Some(Kind::BytesToBytes) {
             byte_filters.push(codec(&name, v2_defaults(id, rest)));
             continue;
@@ -514,7 +534,14 @@ pub fn to_v3(zarray: &Value, zattrs: Option<&Value>) -> Result<Value> {
     let serializes = compressor
         .as_ref()
         .is_some_and(|(name, _)| table::kind_of(name) == Some(Kind::ArrayToBytes));
-    if !serializes {
+    if let Some(serializer) = serializer {
+        if serializes {
+            return Err(invalid(
+                "a compressor that takes values after a filter that gives bytes",
+            ));
+        }
+        codecs.push(serializer);
+    } else if !serializes {
         codecs.push(match endian {
             Some(e) => codec("bytes", config([("endian", Value::from(e))])),
             None => Value::object([("name", Value::from("bytes"))]),
@@ -780,6 +807,31 @@ mod tests {
                 {"name": "bytes", "configuration": {"endian": "little"}}]"#
             ))
         );
+    }
+
+    #[test]
+    fn a_filter_that_gives_bytes_is_the_serializer() {
+        // kerchunk's scan_grib: the message is the chunk, decoded by the `grib` filter.
+        let got = codecs(r#"{"filters": [{"id": "grib", "var": "t2m", "dtype": "float64"}]}"#);
+        assert_eq!(
+            got,
+            j(r#"[{"name": "grib", "configuration": {"var": "t2m", "dtype": "float64"}}]"#)
+        );
+        // ... with a bytes -> bytes compressor after it.
+        let got = codecs(r#"{"filters": [{"id": "grib", "var": "t"}], "compressor": {"id": "zlib", "level": 1}}"#);
+        assert_eq!(
+            got,
+            j(r#"[{"name": "grib", "configuration": {"var": "t"}}, {"name": "numcodecs.zlib", "configuration": {"level": 1}}]"#)
+        );
+        for bad in [
+            r#"{"filters": [{"id": "grib", "var": "t"}, {"id": "zlib", "level": 1}], "compressor": null}"#,
+            r#"{"filters": [{"id": "grib", "var": "t"}, {"id": "delta", "dtype": "<f8"}]}"#,
+            r#"{"filters": [{"id": "zlib", "level": 1}, {"id": "grib", "var": "t"}]}"#,
+            r#"{"filters": [{"id": "grib", "var": "t"}], "compressor": {"id": "pcodec"}}"#,
+        ] {
+            let err = to_v3(&zarray(bad), None).unwrap_err();
+            assert_eq!(err.code(), "INVALID_METADATA", "{bad}");
+        }
     }
 
     #[test]

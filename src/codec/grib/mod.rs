@@ -1,0 +1,204 @@
+//! GRIB2 messages as zarr chunks: the codec kerchunk's `scan_grib` references name (numcodecs
+//! id `grib`, zarr v2 filters; the same name in zarr v3) and gribberish's zarr v3 codec
+//! `gribberish`. A chunk is one whole GRIB2 message; decoding gives the grid's values as
+//! ecCodes 2.50 computes them (`values`), or its coordinates (`latitudes`, `longitudes`).
+//!
+//! kerchunk 0.2.10's `GRIBCodec` decodes a message with ecCodes, takes `values` (or, for `var`
+//! `latitude` / `longitude`, `latitudes` / `longitudes`), sets every value equal to the
+//! message's `missingValue` to NaN (values only), and casts to its `dtype` (float32 where none
+//! is given for values, float64 for coordinates); zarr then casts into the array's data type.
+//! gribberish's codec casts straight into the array's data type. Both are decode-only: a
+//! write is refused.
+//!
+//! The message itself is read by [`message`]: its sections, the grid, the bitmap and every
+//! data representation template in use.
+
+use super::whole_chunk::WholeChunkCodec;
+use crate::array::ArrayData;
+use crate::dtype::DataType;
+use crate::error::{Error, Result};
+use crate::json::Value;
+
+pub mod message;
+
+/// The codec's name in messages (kerchunk's, also the numcodecs id).
+pub const NAME: &str = "grib";
+
+/// The key gribberish's configuration is wrapped in (see
+/// [`super::whole_chunk_configuration`]), so that the module's one class tells the two forms
+/// apart.
+pub const GRIBBERISH: &str = "gribberish";
+
+/// What a chunk decodes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Var {
+    /// The grid's values (any `var` but the two below).
+    Values,
+    Latitude,
+    Longitude,
+}
+
+/// The grib codec bound to an array's data type and chunk length.
+#[derive(Debug, Clone)]
+pub struct Grib {
+    var: Var,
+    /// The type kerchunk's codec casts to before zarr casts into the array's type (none for
+    /// gribberish's codec, which casts into the array's type at once).
+    cast: Option<DataType>,
+    /// The array's data type.
+    data_type: DataType,
+    /// Values in a chunk.
+    count: usize,
+}
+
+impl Grib {
+    /// The codec from its configuration: kerchunk's (`var`, `dtype`) or, wrapped under
+    /// [`GRIBBERISH`], gribberish's (`var`, `adjust_longitude_range`, `north_up`).
+    pub fn new(configuration: Option<&Value>, data_type: DataType, count: usize) -> Result<Self> {
+        if !data_type.is_float() {
+            return Err(Error::UnsupportedDataType {
+                codec: NAME,
+                data_type: data_type.name().to_string(),
+                reason: "a GRIB2 message decodes to floating-point values".to_string(),
+            });
+        }
+        if let Some(inner) = configuration.and_then(|c| c.get(GRIBBERISH)) {
+            return Self::gribberish(inner, data_type, count);
+        }
+        let config = configuration.and_then(Value::as_object);
+        if let Some(map) = config {
+            if let Some(key) = map.keys().find(|k| !matches!(k.as_str(), "var" | "dtype")) {
+                return Err(Error::config(NAME, format!("unknown key {key:?} (kerchunk's grib codec takes var and dtype)")));
+            }
+        }
+        let var = var_of(configuration.and_then(|c| c.get("var")))?;
+        let cast = match configuration.and_then(|c| c.get("dtype")) {
+            None | Some(Value::Null) => match var {
+                Var::Values => DataType::Float32,
+                _ => DataType::Float64,
+            },
+            Some(v) => match v.as_str().and_then(numpy_float) {
+                Some(t) => t,
+                None => {
+                    return Err(Error::config(
+                        NAME,
+                        format!("dtype must be a float type such as \"float32\", got {v}"),
+                    ))
+                }
+            },
+        };
+        Ok(Self { var, cast: Some(cast), data_type, count })
+    }
+
+    fn gribberish(config: &Value, data_type: DataType, count: usize) -> Result<Self> {
+        if let Some(map) = config.as_object() {
+            for (key, value) in map.iter() {
+                match key.as_str() {
+                    "var" => {}
+                    "adjust_longitude_range" | "north_up" => {
+                        if matches!(value, Value::Bool(true)) {
+                            return Err(Error::Unsupported {
+                                message: format!(
+                                    "gribberish: {key} is not supported; read the grid as stored"
+                                ),
+                            });
+                        }
+                    }
+                    other => {
+                        return Err(Error::config(
+                            GRIBBERISH,
+                            format!("unknown key {other:?}"),
+                        ))
+                    }
+                }
+            }
+        }
+        let var = var_of(config.get("var"))?;
+        Ok(Self { var, cast: None, data_type, count })
+    }
+
+    /// The message's values (or coordinates) as the codec gives them, before the cast into the
+    /// array's type.
+    pub fn decode_f64(&self, message: &[u8]) -> Result<Vec<f64>> {
+        let msg = message::Message::parse(message)?;
+        let mut values = match self.var {
+            Var::Values => {
+                let mut v = msg.values()?;
+                // kerchunk sets every value equal to ecCodes' missingValue to NaN (missing
+                // points are given as that value).
+                if self.cast.is_some() {
+                    for x in v.iter_mut() {
+                        if *x == message::MISSING_VALUE {
+                            *x = f64::NAN;
+                        }
+                    }
+                }
+                v
+            }
+            Var::Latitude => msg.latitudes()?,
+            Var::Longitude => msg.longitudes()?,
+        };
+        if values.len() != self.count {
+            return Err(Error::ChunkLength {
+                what: "values",
+                expected: self.count,
+                actual: values.len(),
+            });
+        }
+        if self.cast == Some(DataType::Float32) {
+            for x in values.iter_mut() {
+                *x = *x as f32 as f64;
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// A numpy float type name (`float32`, `<f4`, `f8`, ...).
+fn numpy_float(name: &str) -> Option<DataType> {
+    match name.trim_start_matches(['<', '>', '=', '|']) {
+        "float32" | "f4" => Some(DataType::Float32),
+        "float64" | "f8" | "float" | "double" => Some(DataType::Float64),
+        "float16" | "f2" => Some(DataType::Float16),
+        _ => None,
+    }
+}
+
+fn var_of(value: Option<&Value>) -> Result<Var> {
+    match value {
+        None | Some(Value::Null) => Ok(Var::Values),
+        Some(v) => match v.as_str() {
+            Some("latitude") => Ok(Var::Latitude),
+            Some("longitude") => Ok(Var::Longitude),
+            Some(_) => Ok(Var::Values),
+            None => Err(Error::config(NAME, format!("var must be a string, got {v}"))),
+        },
+    }
+}
+
+impl WholeChunkCodec for Grib {
+    fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    fn encode_bytes(&self, _raw: &[u8]) -> Result<Vec<u8>> {
+        Err(Error::Unsupported {
+            message: "grib: GRIB2 messages are read only (kerchunk's and gribberish's codecs \
+                      decode only); write the values with another codec"
+                .to_string(),
+        })
+    }
+
+    fn decode_into(&self, stream: &[u8], out: &mut ArrayData) -> Result<()> {
+        let values = self.decode_f64(stream)?;
+        *out = match self.data_type {
+            DataType::Float64 => ArrayData::Float64(values),
+            DataType::Float32 => ArrayData::Float32(values.iter().map(|&x| x as f32).collect()),
+            DataType::Float16 => ArrayData::Float16(
+                values.iter().map(|&x| half::f16::from_f64(x)).collect(),
+            ),
+            _ => unreachable!("refused by Grib::new"),
+        };
+        Ok(())
+    }
+}
