@@ -19,7 +19,10 @@ use crate::dtype::DataType;
 use crate::error::{Error, Result};
 use crate::json::Value;
 
+mod ccsds;
+mod jpeg2000;
 pub mod message;
+mod png;
 
 /// The codec's name in messages (kerchunk's, also the numcodecs id).
 pub const NAME: &str = "grib";
