@@ -19,10 +19,17 @@ use crate::dtype::DataType;
 use crate::error::{Error, Result};
 use crate::json::Value;
 
+mod bitmap;
+mod bits;
 mod ccsds;
+mod complex;
+mod ieee;
 mod jpeg2000;
 pub mod message;
 mod png;
+mod scaling;
+mod section;
+mod simple;
 
 /// The codec's name in messages (kerchunk's, also the numcodecs id).
 pub const NAME: &str = "grib";
@@ -71,7 +78,10 @@ impl Grib {
         let config = configuration.and_then(Value::as_object);
         if let Some(map) = config {
             if let Some(key) = map.keys().find(|k| !matches!(k.as_str(), "var" | "dtype")) {
-                return Err(Error::config(NAME, format!("unknown key {key:?} (kerchunk's grib codec takes var and dtype)")));
+                return Err(Error::config(
+                    NAME,
+                    format!("unknown key {key:?} (kerchunk's grib codec takes var and dtype)"),
+                ));
             }
         }
         let var = var_of(configuration.and_then(|c| c.get("var")))?;
@@ -90,7 +100,12 @@ impl Grib {
                 }
             },
         };
-        Ok(Self { var, cast: Some(cast), data_type, count })
+        Ok(Self {
+            var,
+            cast: Some(cast),
+            data_type,
+            count,
+        })
     }
 
     fn gribberish(config: &Value, data_type: DataType, count: usize) -> Result<Self> {
@@ -108,22 +123,37 @@ impl Grib {
                         }
                     }
                     other => {
-                        return Err(Error::config(
-                            GRIBBERISH,
-                            format!("unknown key {other:?}"),
-                        ))
+                        return Err(Error::config(GRIBBERISH, format!("unknown key {other:?}")))
                     }
                 }
             }
         }
         let var = var_of(config.get("var"))?;
-        Ok(Self { var, cast: None, data_type, count })
+        Ok(Self {
+            var,
+            cast: None,
+            data_type,
+            count,
+        })
     }
 
     /// The message's values (or coordinates) as the codec gives them, before the cast into the
     /// array's type.
     pub fn decode_f64(&self, message: &[u8]) -> Result<Vec<f64>> {
         let msg = message::Message::parse(message)?;
+        // Counted from the headers before anything is decoded, so that a message claiming
+        // more values than the chunk holds allocates nothing.
+        let len = match self.var {
+            Var::Values => msg.values_len()?,
+            Var::Latitude | Var::Longitude => msg.points_len()?,
+        };
+        if len != self.count {
+            return Err(Error::ChunkLength {
+                what: "values",
+                expected: self.count,
+                actual: len,
+            });
+        }
         let mut values = match self.var {
             Var::Values => {
                 let mut v = msg.values()?;
@@ -174,7 +204,10 @@ fn var_of(value: Option<&Value>) -> Result<Var> {
             Some("latitude") => Ok(Var::Latitude),
             Some("longitude") => Ok(Var::Longitude),
             Some(_) => Ok(Var::Values),
-            None => Err(Error::config(NAME, format!("var must be a string, got {v}"))),
+            None => Err(Error::config(
+                NAME,
+                format!("var must be a string, got {v}"),
+            )),
         },
     }
 }
@@ -197,9 +230,9 @@ impl WholeChunkCodec for Grib {
         *out = match self.data_type {
             DataType::Float64 => ArrayData::Float64(values),
             DataType::Float32 => ArrayData::Float32(values.iter().map(|&x| x as f32).collect()),
-            DataType::Float16 => ArrayData::Float16(
-                values.iter().map(|&x| half::f16::from_f64(x)).collect(),
-            ),
+            DataType::Float16 => {
+                ArrayData::Float16(values.iter().map(|&x| half::f16::from_f64(x)).collect())
+            }
             _ => unreachable!("refused by Grib::new"),
         };
         Ok(())
