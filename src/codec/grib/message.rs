@@ -7,6 +7,7 @@
 //! checked to chain up to "7777").
 
 use super::bitmap;
+use super::grid::{self, Axis};
 use super::scaling::Scaling;
 use super::section::{corrupt, unsupported, Section};
 use super::{ccsds, complex, ieee, jpeg2000, png, simple};
@@ -133,7 +134,7 @@ impl<'a> Message<'a> {
 
     /// Section 3's number of grid points.
     fn number_of_points(&self) -> Result<usize> {
-        Ok(self.grid.u32(7)? as usize)
+        grid::number_of_points(&self.grid)
     }
 
     /// Section 6's bitmap, if the field has one.
@@ -233,12 +234,25 @@ impl<'a> Message<'a> {
 
     /// The grid points' latitudes as ecCodes gives `latitudes`.
     pub fn latitudes(&self) -> Result<Vec<f64>> {
-        Err(unsupported("latitudes are not computed yet"))
+        self.coordinates(Axis::Latitude)
     }
 
     /// The grid points' longitudes as ecCodes gives `longitudes`.
     pub fn longitudes(&self) -> Result<Vec<f64>> {
-        Err(unsupported("longitudes are not computed yet"))
+        self.coordinates(Axis::Longitude)
+    }
+
+    fn coordinates(&self, axis: Axis) -> Result<Vec<f64>> {
+        let points = self.number_of_points()?;
+        if points > MAX_VALUES {
+            return Err(unsupported(format!(
+                "a grid of {points} points (at most {MAX_VALUES} are read)"
+            )));
+        }
+        // ecCodes sizes the coordinates by `values` first, so a field whose values cannot be
+        // counted has no coordinates either.
+        self.values_len()?;
+        grid::coordinates(&self.grid, axis)
     }
 }
 

@@ -23,6 +23,7 @@ mod bitmap;
 mod bits;
 mod ccsds;
 mod complex;
+mod grid;
 mod ieee;
 mod jpeg2000;
 pub mod message;

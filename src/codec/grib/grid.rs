@@ -1,0 +1,499 @@
+//! Section 3: the grid points' coordinates, as ecCodes' geoiterator gives them (the
+//! `latitudes` and `longitudes` keys), for the grid definition templates read here: 3.0
+//! (regular latitude/longitude) and 3.30 (Lambert conformal).
+//!
+//! Every step is ecCodes' own, in its order: the octets read as its keys read them (a value of
+//! 0x7FFFFFFF is "missing" wherever it stands), degrees as micro-degrees divided by 10^6, the
+//! latitudes and longitudes of a regular grid accumulated by repeated addition from the first
+//! point, and the projection's formulas as its iterator writes them. The points come in the
+//! order the values are stored; ecCodes does not reorder for the scanning mode.
+
+use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+
+use super::section::{corrupt, unsupported, Section, MISSING_DOUBLE, MISSING_LONG};
+use crate::error::Result;
+
+/// Which coordinate to give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Axis {
+    Latitude,
+    Longitude,
+}
+
+/// ecCodes' `DEG2RAD` and `RAD2DEG`, as written there (their doubles are what count).
+#[allow(clippy::excessive_precision)]
+const DEG2RAD: f64 = 0.01745329251994329576;
+#[allow(clippy::excessive_precision)]
+const RAD2DEG: f64 = 57.29577951308232087684;
+
+/// The grid's number of points (Section 3, octets 7-10), the length of the coordinates.
+pub(super) fn number_of_points(s3: &Section) -> Result<usize> {
+    Ok(s3.u32(7)? as usize)
+}
+
+/// The coordinate `axis` of every grid point.
+pub(super) fn coordinates(s3: &Section, axis: Axis) -> Result<Vec<f64>> {
+    s3.require(14, "its header")?;
+    let points = number_of_points(s3)?;
+    if points == 0 {
+        return Err(corrupt("section 3 defines a grid of 0 points"));
+    }
+    match s3.u16(13)? {
+        0 => regular_latlon(s3, points, axis),
+        30 => lambert_conformal(s3, points, axis),
+        n => Err(unsupported(format!(
+            "grid definition template 3.{n}: only the values are read (latitudes and longitudes \
+             are computed for templates 3.0 and 3.30)"
+        ))),
+    }
+}
+
+/// A `g2grid` angle: micro-degrees, or units of the basic angle's subdivisions.
+fn g2_degrees(value: i64, basic: i64, subdivisions: i64) -> f64 {
+    if value == MISSING_LONG {
+        MISSING_DOUBLE
+    } else {
+        value as f64 / subdivisions as f64 * basic as f64
+    }
+}
+
+/// ecCodes' `normalise_longitude_in_degrees`: into [0, 360] by whole turns, one at a time.
+/// A longitude so far out that this would take more than a thousand turns (or forever) is
+/// refused.
+fn normalise_longitude(mut lon: f64) -> Result<f64> {
+    if lon.is_infinite() || lon.abs() > 360.0 * 1000.0 {
+        return Err(corrupt(format!("a longitude of {lon} degrees")));
+    }
+    while lon < 0.0 {
+        lon += 360.0;
+    }
+    while lon > 360.0 {
+        lon -= 360.0;
+    }
+    Ok(lon)
+}
+
+fn allocate(points: usize) -> Result<Vec<f64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(points)
+        .map_err(|_| unsupported(format!("a grid of {points} points does not fit in memory")))?;
+    Ok(v)
+}
+
+/// Template 3.0, as ecCodes' `latlon` iterator (over its `regular` one).
+fn regular_latlon(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
+    s3.require(72, "grid definition template 3.0")?;
+    let ni = s3.u32_or_missing(31)?;
+    let nj = s3.u32(35)? as i64;
+    if ni == MISSING_LONG {
+        return Err(if s3.u8(11)? != 0 {
+            unsupported("grid definition template 3.0 as a reduced latitude/longitude grid")
+        } else {
+            corrupt("a regular latitude/longitude grid whose Ni is missing")
+        });
+    }
+    if ni.checked_mul(nj) != Some(points as i64) {
+        return Err(corrupt(format!(
+            "Ni x Nj = {ni} x {nj} differs from the grid's {points} points"
+        )));
+    }
+    let basic = match s3.u32(39)? as i64 {
+        0 => 1,
+        b => b,
+    };
+    let subdivisions = match s3.u32_or_missing(43)? {
+        MISSING_LONG | 0 => 1_000_000,
+        s => s,
+    };
+    let degrees = |v| g2_degrees(v, basic, subdivisions);
+    let flags = s3.u8(55)?;
+    let scanning = s3.u8(72)?;
+    let i_negative = scanning & 0x80 != 0;
+    let j_positive = scanning & 0x40 != 0;
+    let j_consecutive = scanning & 0x20 != 0;
+    let (ni, nj) = (ni as usize, nj as usize);
+
+    let mut out = allocate(points)?;
+    match axis {
+        Axis::Longitude => {
+            let mut lon1 = degrees(s3.i32(51)?);
+            let mut lon2 = degrees(s3.i32(60)?);
+            let mut step = if flags & 0x20 != 0 {
+                degrees(s3.u32_or_missing(64)?)
+            } else {
+                MISSING_DOUBLE
+            };
+            if ni > 1 {
+                let span = if i_negative {
+                    if lon1 > lon2 {
+                        lon1 - lon2
+                    } else {
+                        lon1 + 360.0 - lon2
+                    }
+                } else if lon2 > lon1 {
+                    lon2 - lon1
+                } else {
+                    lon2 + 360.0 - lon1
+                };
+                step = span / (ni as i64 - 1) as f64;
+            }
+            if i_negative {
+                step = -step;
+            } else if lon1 + (ni as i64 - 2) as f64 * step > 360.0 {
+                lon1 -= 360.0;
+            }
+            let mut lons = Vec::with_capacity(ni);
+            for _ in 0..ni {
+                lons.push(lon1);
+                lon1 += step;
+            }
+            if lon2 > 0.0 {
+                lon2 = normalise_longitude(lon2)?;
+            }
+            lons[ni - 1] = lon2;
+            if j_consecutive {
+                out.extend(lons.iter().flat_map(|&x| std::iter::repeat_n(x, nj)));
+            } else {
+                (0..nj).for_each(|_| out.extend_from_slice(&lons));
+            }
+        }
+        Axis::Latitude => {
+            let mut lat1 = degrees(s3.i32(47)?);
+            let lat2 = degrees(s3.i32(56)?);
+            let mut step = if flags & 0x10 != 0 {
+                degrees(s3.u32_or_missing(68)?)
+            } else {
+                MISSING_DOUBLE
+            };
+            if step == MISSING_DOUBLE {
+                let span = if lat1 > lat2 {
+                    lat1 - lat2
+                } else {
+                    lat2 - lat1
+                };
+                step = span / (nj as i64 - 1) as f64;
+            }
+            let (north, south) = if j_positive {
+                step = -step;
+                (lat2, lat1)
+            } else {
+                (lat1, lat2)
+            };
+            if south > north {
+                return Err(corrupt(format!(
+                    "first and last latitudes {lat1} and {lat2} contradict the scanning mode"
+                )));
+            }
+            let mut lats = Vec::with_capacity(nj);
+            for _ in 0..nj {
+                lats.push(lat1);
+                lat1 -= step;
+            }
+            lats[nj - 1] = lat2;
+            if j_consecutive {
+                (0..ni).for_each(|_| out.extend_from_slice(&lats));
+            } else {
+                out.extend(lats.iter().flat_map(|&y| std::iter::repeat_n(y, ni)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The earth's shape (template 3.2's octets 15-30), as ecCodes' keys give it.
+enum Earth {
+    Sphere { radius: f64 },
+    Spheroid { major: f64, minor: f64 },
+}
+
+/// ecCodes' `from_scale_factor_scaled_value`: the scaled value divided by 10 as many times as
+/// the scale factor says (a missing factor counts as 0).
+fn scaled(s3: &Section, factor_at: usize, value_at: usize) -> Result<f64> {
+    let value = s3.u32(value_at)?;
+    if value == u32::MAX {
+        return Err(corrupt("the earth's dimension is missing from section 3"));
+    }
+    let mut factor = match s3.u8(factor_at)? {
+        255 => 0,
+        f => f,
+    };
+    let mut v = value as f64;
+    while factor > 0 {
+        v /= 10.0;
+        factor -= 1;
+    }
+    Ok(v)
+}
+
+fn earth(s3: &Section) -> Result<Earth> {
+    let shape = s3.u8(15)?;
+    Ok(match shape {
+        0 => Earth::Sphere {
+            radius: 6_367_470.0,
+        },
+        1 => Earth::Sphere {
+            radius: scaled(s3, 16, 17)?,
+        },
+        6 => Earth::Sphere {
+            radius: 6_371_229.0,
+        },
+        8 => Earth::Sphere {
+            radius: 6_371_200.0,
+        },
+        2 => Earth::Spheroid {
+            major: 6_378_160.0,
+            minor: 6_356_775.0,
+        },
+        3 => Earth::Spheroid {
+            major: scaled(s3, 21, 22)? * 1000.0,
+            minor: scaled(s3, 26, 27)? * 1000.0,
+        },
+        4 | 5 => Earth::Spheroid {
+            major: 6_378_137.0,
+            minor: 6_356_752.314,
+        },
+        7 => Earth::Spheroid {
+            major: scaled(s3, 21, 22)?,
+            minor: scaled(s3, 26, 27)?,
+        },
+        9 => Earth::Spheroid {
+            major: 6_377_563.396,
+            minor: 6_356_256.909,
+        },
+        s => {
+            return Err(unsupported(format!(
+                "shape of the earth {s} (code table 3.2) in a Lambert conformal grid"
+            )))
+        }
+    })
+}
+
+/// Template 3.30, as ecCodes' `lambert_conformal` iterator. It lays the points out from the
+/// first one along +x then +y whatever the scanning mode says (ecCodes' choice, GRIB-405).
+fn lambert_conformal(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
+    s3.require(81, "grid definition template 3.30")?;
+    let nx = s3.u32(31)? as i64;
+    let ny = s3.u32(35)? as i64;
+    let earth = earth(s3)?;
+    if nx.checked_mul(ny) != Some(points as i64) {
+        return Err(corrupt(format!(
+            "Nx x Ny = {nx} x {ny} differs from the grid's {points} points"
+        )));
+    }
+    // ecCodes' `scale` keys: micro-degrees (and millimetres) divided once.
+    let scale = |v: i64, divisor: f64| {
+        if v == MISSING_LONG {
+            MISSING_DOUBLE
+        } else {
+            v as f64 / divisor
+        }
+    };
+    let lat_first = scale(s3.i32(39)?, 1e6);
+    let lon_first = scale(s3.u32(43)? as i64, 1e6);
+    let lad = scale(s3.i32(48)?, 1e6);
+    let lov = scale(s3.u32(52)? as i64, 1e6);
+    let dx = scale(s3.u32(56)? as i64, 1e3);
+    let dy = scale(s3.u32(60)? as i64, 1e3);
+    let latin1 = scale(s3.i32(66)?, 1e6);
+    let latin2 = scale(s3.i32(70)?, 1e6);
+    if (latin1 + latin2).abs() < 1e-10 {
+        return Err(corrupt(
+            "a Lambert conformal grid whose standard parallels are opposite about the equator",
+        ));
+    }
+    let p = Projection {
+        nx: nx as usize,
+        ny: ny as usize,
+        dx,
+        dy,
+        lat_first: lat_first * DEG2RAD,
+        lon_first: lon_first * DEG2RAD,
+        latin1: latin1 * DEG2RAD,
+        latin2: latin2 * DEG2RAD,
+        lad: lad * DEG2RAD,
+        lov: lov * DEG2RAD,
+    };
+    let mut out = allocate(points)?;
+    match earth {
+        Earth::Sphere { radius } => p.sphere(radius, axis, &mut out)?,
+        Earth::Spheroid { major, minor } => p.spheroid(major, minor, axis, &mut out)?,
+    }
+    Ok(out)
+}
+
+/// Template 3.30's parameters, angles in radians, lengths in metres.
+struct Projection {
+    nx: usize,
+    ny: usize,
+    dx: f64,
+    dy: f64,
+    lat_first: f64,
+    lon_first: f64,
+    latin1: f64,
+    latin2: f64,
+    lad: f64,
+    lov: f64,
+}
+
+impl Projection {
+    /// ecCodes' `init_sphere` and `xy2lonlat`.
+    fn sphere(&self, radius: f64, axis: Axis, out: &mut Vec<f64>) -> Result<()> {
+        let n = if (self.latin1 - self.latin2).abs() < 1e-9 {
+            self.latin1.sin()
+        } else {
+            (self.latin1.cos() / self.latin2.cos()).ln()
+                / ((FRAC_PI_4 + self.latin2 / 2.0).tan() / (FRAC_PI_4 + self.latin1 / 2.0).tan())
+                    .ln()
+        };
+        let f = (self.latin1.cos() * (FRAC_PI_4 + self.latin1 / 2.0).tan().powf(n)) / n;
+        let rho = radius * f * (FRAC_PI_4 + self.lat_first / 2.0).tan().powf(-n);
+        let rho0_bare = f * (FRAC_PI_4 + self.lad / 2.0).tan().powf(-n);
+        let rho0 = radius * rho0_bare;
+        let mut lon_diff = self.lon_first - self.lov;
+        if lon_diff > PI {
+            lon_diff -= 2.0 * PI;
+        }
+        if lon_diff < -PI {
+            lon_diff += 2.0 * PI;
+        }
+        let angle = n * lon_diff;
+        let x0 = rho * angle.sin();
+        let y0 = rho0 - rho * angle.cos();
+        for j in 0..self.ny {
+            let y = y0 + j as f64 * self.dy;
+            for i in 0..self.nx {
+                let x = x0 + i as f64 * self.dx;
+                let x = x / radius;
+                let y = rho0_bare - y / radius;
+                let rho = x.hypot(y);
+                out.push(if rho != 0.0 {
+                    let (rho, x, y) = if n < 0.0 { (-rho, -x, -y) } else { (rho, x, y) };
+                    match axis {
+                        Axis::Latitude => {
+                            (2.0 * (f / rho).powf(1.0 / n).atan() - FRAC_PI_2) * RAD2DEG
+                        }
+                        Axis::Longitude => {
+                            normalise_longitude((x.atan2(y) / n + self.lov) * RAD2DEG)?
+                        }
+                    }
+                } else {
+                    match axis {
+                        Axis::Latitude => (if n > 0.0 { FRAC_PI_2 } else { -FRAC_PI_2 }) * RAD2DEG,
+                        Axis::Longitude => 0.0,
+                    }
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// ecCodes' `init_oblate` (Snyder's formulas for the ellipsoid). Latitudes and longitudes
+    /// are computed together, as there, so that a point whose latitude cannot be found fails
+    /// either request.
+    fn spheroid(&self, major: f64, minor: f64, axis: Axis, out: &mut Vec<f64>) -> Result<()> {
+        let e = {
+            let t = minor / major;
+            (1.0 - t * t).sqrt()
+        };
+        let (sin1, cos1) = (self.latin1.sin(), self.latin1.cos());
+        let ms1 = compute_m(e, sin1, cos1);
+        let ts1 = compute_t(e, self.latin1, sin1);
+        let (sin2, cos2) = (self.latin2.sin(), self.latin2.cos());
+        let ms2 = compute_m(e, sin2, cos2);
+        let ts2 = compute_t(e, self.latin2, sin2);
+        let ts0 = compute_t(e, self.lad, self.lad.sin());
+        let ns = if (self.latin1 - self.latin2).abs() > 1e-10 {
+            (ms1 / ms2).ln() / (ts1 / ts2).ln()
+        } else {
+            sin1
+        };
+        let big_f = ms1 / (ns * ts1.powf(ns));
+        let rh = major * big_f * ts0.powf(ns);
+        let rh1 = if (self.lat_first.abs() - FRAC_PI_2).abs() > 1e-10 {
+            let ts = compute_t(e, self.lat_first, self.lat_first.sin());
+            major * big_f * ts.powf(ns)
+        } else {
+            if self.lat_first * ns <= 0.0 {
+                return Err(corrupt(
+                    "a Lambert conformal grid whose first point cannot be projected",
+                ));
+            }
+            0.0
+        };
+        let theta = ns * adjust_lon(self.lon_first - self.lov);
+        let false_easting = -(rh1 * theta.sin());
+        let false_northing = -(rh - rh1 * theta.cos());
+        for j in 0..self.ny {
+            let y = j as f64 * self.dy;
+            for i in 0..self.nx {
+                let x = i as f64 * self.dx;
+                let x = x - false_easting;
+                let y = rh - y + false_northing;
+                let mut rh1 = (x * x + y * y).sqrt();
+                let mut con = 1.0;
+                if ns <= 0.0 {
+                    rh1 = -rh1;
+                    con = -con;
+                }
+                let theta = if rh1 != 0.0 {
+                    (con * x).atan2(con * y)
+                } else {
+                    0.0
+                };
+                let lat = if rh1 != 0.0 || ns > 0.0 {
+                    let ts = (rh1 / (major * big_f)).powf(1.0 / ns);
+                    compute_phi(e, ts).ok_or_else(|| {
+                        corrupt("a Lambert conformal point whose latitude does not converge")
+                    })?
+                } else {
+                    -FRAC_PI_2
+                };
+                out.push(match axis {
+                    Axis::Latitude => lat * RAD2DEG,
+                    Axis::Longitude => {
+                        normalise_longitude(adjust_lon(theta / ns + self.lov) * RAD2DEG)?
+                    }
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn adjust_lon(mut lon: f64) -> f64 {
+    if lon > PI {
+        lon -= 2.0 * PI;
+    }
+    if lon < -PI {
+        lon += 2.0 * PI;
+    }
+    lon
+}
+
+fn compute_m(e: f64, sinphi: f64, cosphi: f64) -> f64 {
+    let con = e * sinphi;
+    cosphi / (1.0 - con * con).sqrt()
+}
+
+fn compute_t(e: f64, phi: f64, sinphi: f64) -> f64 {
+    let con = e * sinphi;
+    let com = 0.5 * e;
+    let con = ((1.0 - con) / (1.0 + con)).powf(com);
+    (0.5 * (FRAC_PI_2 - phi)).tan() / con
+}
+
+/// The latitude whose t is `ts` (Snyder's equation 7-9), by ecCodes' iteration: at most 16
+/// steps, or none.
+fn compute_phi(e: f64, ts: f64) -> Option<f64> {
+    let half_e = 0.5 * e;
+    let mut phi = FRAC_PI_2 - 2.0 * ts.atan();
+    for _ in 0..=15 {
+        let con = e * phi.sin();
+        let dphi = FRAC_PI_2 - 2.0 * (ts * ((1.0 - con) / (1.0 + con)).powf(half_e)).atan() - phi;
+        phi += dphi;
+        if dphi.abs() <= 0.0000000001 {
+            return Some(phi);
+        }
+    }
+    None
+}
