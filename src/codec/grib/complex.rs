@@ -59,6 +59,22 @@ pub(super) fn decode(
         (0, 0)
     };
 
+    // ecCodes writes a field whose every value is missing as one group of width 0 whose
+    // reference (0 bits) is the missing value, and leaves Section 7 empty; its decoder then
+    // reads the group's parameters from whatever follows the message. Read as the zeros the
+    // encoder meant, they give what it meant: every value missing.
+    let zeros = [0u8; 8];
+    let data = if data.is_empty()
+        && groups.count == 1
+        && bits == 0
+        && management > 0
+        && groups.width_reference == 0
+    {
+        &zeros[..]
+    } else {
+        data
+    };
+
     // A field of one value is coded with no groups (ecCodes 2.50, ECC-2095).
     if groups.count == 0 {
         out.resize(out.len() + count, scaling.reference);
@@ -150,6 +166,13 @@ pub(super) fn decode(
             needed += width as u128 * length as u128;
         }
     }
+    // ecCodes gives 0 (scaled) for values the groups do not reach; no encoder leaves any, and
+    // a count no group holds could ask for any amount of memory, so such a message is refused.
+    if covered != count as i64 {
+        return Err(corrupt(format!(
+            "complex packing: the groups hold {covered} of the {count} values of section 5"
+        )));
+    }
     let room = (data.len() as u64 - values) as u128 * 8;
     if needed > room {
         return Err(corrupt(format!(
@@ -208,10 +231,7 @@ pub(super) fn decode(
             }
         }
     }
-    // Values the groups do not reach stay 0 (ecCodes zeroes its array first) and are undone
-    // like the others.
-    let decoded = sink.out.len() - start;
-    (decoded..count).for_each(|_| sink.put(0));
+    debug_assert_eq!(sink.out.len() - start, count);
     Ok(())
 }
 
