@@ -12,7 +12,8 @@ untimed warm-up, of
 
 Single-threaded: the process is pinned to one CPU and the thread pools that either may start
 (Rayon, OpenMP, OpenJPEG) are set to one thread before they load. Prints one JSON line a message:
-``{"file", "packing", "eccodes_ms", "gribberish_ms", "values"}`` (``gribberish_ms`` null, with
+``{"file", "packing", "eccodes_ms", "gribberish_ms", "values", "sha256"}`` (``sha256``: of
+ecCodes' values as little-endian float64, which the JavaScript side checks its own against) (``gribberish_ms`` null, with
 ``gribberish_error``, where gribberish cannot decode the message, as for grid_ieee).
 """
 
@@ -25,6 +26,7 @@ for _v in ("RAYON_NUM_THREADS", "OMP_NUM_THREADS", "OPJ_NUM_THREADS", "OPENBLAS_
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -63,7 +65,9 @@ def main() -> None:
     assert runs >= 7, "at least 7 runs"
     for entry in json.loads((folder / "index.json").read_text()):
         data = (folder / entry["file"]).read_bytes()
-        values = len(eccodes_decode(data))
+        decoded = eccodes_decode(data)
+        values = len(decoded)
+        digest = hashlib.sha256(decoded.astype("<f8").tobytes()).hexdigest()
         row = {"file": entry["file"], "packing": entry["packing"], "eccodes_ms": round(median_ms(eccodes_decode, data, runs), 3)}
         try:
             row["gribberish_ms"] = round(median_ms(gribberish_decode, data, runs), 3)
@@ -71,6 +75,7 @@ def main() -> None:
             row["gribberish_ms"] = None
             row["gribberish_error"] = f"{type(e).__name__}: {e}"
         row["values"] = values
+        row["sha256"] = digest
         print(json.dumps(row), flush=True)
 
 
