@@ -53,6 +53,13 @@ export const MODULES = {
     file: () => new URL("./wasm/zarr_wasm_codecs_pcodec.wasm", import.meta.url),
     step: (glue: typeof import("./wasm/zarr_wasm_codecs_pcodec.js")) => glue.PcodecCodec,
   },
+  // GRIB2 messages (kerchunk's grib codec, gribberish's), for archives read in place: no
+  // other reader downloads the decoder.
+  grib: {
+    glue: () => import("./wasm/zarr_wasm_codecs_grib.js"),
+    file: () => new URL("./wasm/zarr_wasm_codecs_grib.wasm", import.meta.url),
+    step: (glue: typeof import("./wasm/zarr_wasm_codecs_grib.js")) => glue.GribCodec,
+  },
   zfp: {
     glue: () => import("./wasm/zarr_wasm_codecs_zfp.js"),
     file: () => new URL("./wasm/zarr_wasm_codecs_zfp.wasm", import.meta.url),

@@ -315,7 +315,7 @@ pub const CODECS: &[CodecRow] = &[
     row("pcodec", &["numcodecs.pcodec"], Some("pcodec"), AB, Runs::WholeChunk(Module::Pcodec), &[]),
     // GRIB2 messages read in place (decoded only): kerchunk's codec (a zarr v2 filter that
     // takes the message's bytes; the same name in v3) and gribberish's.
-    row("grib", &["grib"], Some("grib"), AB, Runs::WholeChunk(Module::Grib), &[]),
+    row("grib", &["grib", "numcodecs.grib"], Some("grib"), AB, Runs::WholeChunk(Module::Grib), &[]),
     row("gribberish", &["gribberish"], None, AB, Runs::WholeChunk(Module::Grib), &[]),
     row("sharding_indexed", &["sharding_indexed"], None, AB, Runs::Sharding, &[]),
     row("zfpy", &["numcodecs.zfpy"], Some("zfpy"), AB, Runs::WholeChunk(Module::Zfp), &[]),

@@ -51,7 +51,9 @@ numcodecs 0.17.1, pcodec 1.1.0, xarray, netCDF4, numpy; Node with the package bu
     .venv/bin/python www/data/generate.py            # downloads r-cran-stars with apt-get
     .venv/bin/python www/data/generate.py --nc DIR   # or: the directory holding the two files
 
-The output is deterministic for given library versions.
+The output is deterministic for given library versions. ``grib.py`` beside this script writes
+the OISST ``sst`` as GRIB2 into ``real/oisst-grib/`` from the ``original`` array: run it after
+this script, which clears ``real/``.
 """
 
 from __future__ import annotations

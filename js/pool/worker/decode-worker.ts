@@ -15,6 +15,7 @@ import { initSync as initArchive, Decompressor as ArchiveDecompressor } from "..
 import { initSync as initArchiveEncode, Compressor as ArchiveCompressor } from "../../wasm/zarr_wasm_codecs_archive_encode.js";
 import { initSync as initPcodec, PcodecCodec } from "../../wasm/zarr_wasm_codecs_pcodec.js";
 import { initSync as initZfp, ZfpCodec } from "../../wasm/zarr_wasm_codecs_zfp.js";
+import { initSync as initGrib, GribCodec } from "../../wasm/zarr_wasm_codecs_grib.js";
 import type { EncodeModule, ModuleName, StepModule } from "../../modules.js";
 import { builtin, isNode } from "../../common/node.js";
 import {
@@ -35,11 +36,11 @@ let port: Port;
  * module, its class. Imported statically and by name, so that the bundled script keeps only
  * these; the types hold this list to the table's.
  */
-const INIT = { core: initCore, packing: initPacking, compress: initCompress, zstd: initZstd, encode: initEncode, archive: initArchive, archive_encode: initArchiveEncode, pcodec: initPcodec, zfp: initZfp } satisfies Record<
+const INIT = { core: initCore, packing: initPacking, compress: initCompress, zstd: initZstd, encode: initEncode, archive: initArchive, archive_encode: initArchiveEncode, pcodec: initPcodec, grib: initGrib, zfp: initZfp } satisfies Record<
   ModuleName,
   unknown
 >;
-const STEPS = { compress: Decompressor, zstd: ZstdDecompressor, archive: ArchiveDecompressor, pcodec: PcodecCodec, zfp: ZfpCodec } satisfies Record<StepModule, unknown>;
+const STEPS = { compress: Decompressor, zstd: ZstdDecompressor, archive: ArchiveDecompressor, pcodec: PcodecCodec, grib: GribCodec, zfp: ZfpCodec } satisfies Record<StepModule, unknown>;
 /** The modules whose Compressor encodes a write's bytes -> bytes codecs. */
 const ENCODERS = { encode: Compressor, archive_encode: ArchiveCompressor } satisfies Record<EncodeModule, unknown>;
 

@@ -363,7 +363,7 @@ for (const [name, bundle, type] of [["esbuild", esbuildBundle, "module"], ["webp
     let reads = `${short}-test/index.html`;
     if (name === "esbuild") {
       writeFileSync(join(`${dir}-inline`, "index.html"), html("entry"));
-      assert.deepEqual(inlineCopiesIn(`${dir}-inline`).sort(), ["archive", "archive_encode", "compress", "core", "encode", "packing", "pcodec", "zfp", "zstd"]);
+      assert.deepEqual(inlineCopiesIn(`${dir}-inline`).sort(), ["archive", "archive_encode", "compress", "core", "encode", "grib", "packing", "pcodec", "zfp", "zstd"]);
       reads = `${short}-test-inline/index.html`;
     }
     const page = `${base}/target/${reads}?stores=${STORES}`;

@@ -18,6 +18,7 @@ export const INLINE_COPIES = {
   compress: "zarr_wasm_codecs_compress_inline.js",
   core: "zarr_wasm_codecs_inline.js",
   encode: "zarr_wasm_codecs_encode_inline.js",
+  grib: "zarr_wasm_codecs_grib_inline.js",
   packing: "zarr_wasm_codecs_packing_inline.js",
   pcodec: "zarr_wasm_codecs_pcodec_inline.js",
   zfp: "zarr_wasm_codecs_zfp_inline.js",
@@ -40,7 +41,7 @@ function inlinePieces() {
   return pieces;
 }
 
-/** The modules (sorted names: archive, archive_encode, compress, core, encode, packing, pcodec, zfp, zstd) whose base64 copies appear in any file under `dir`. */
+/** The modules (sorted names: archive, archive_encode, compress, core, encode, grib, packing, pcodec, zfp, zstd) whose base64 copies appear in any file under `dir`. */
 export function inlineCopiesIn(dir) {
   const found = new Set();
   const wanted = inlinePieces();

@@ -20,7 +20,7 @@ test("the packed tarballs hold the licenses, notices, changelog and every module
     );
     return new Set(packed.files.map((f) => f.path));
   };
-  const modules = ["", "_zfp", "_packing", "_compress", "_zstd", "_encode", "_archive", "_archive_encode", "_pcodec"].map((m) => `zarr_wasm_codecs${m}`);
+  const modules = ["", "_zfp", "_packing", "_compress", "_zstd", "_encode", "_archive", "_archive_encode", "_pcodec", "_grib"].map((m) => `zarr_wasm_codecs${m}`);
   const files = packedIn(root);
   for (const f of ["LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES.md", "CHANGELOG.md", "README.md", "package.json",
     // The pages the README links to, so that its links resolve in the installed package.
@@ -87,7 +87,7 @@ test("the base64 copies are the companion's, reached from \"zarr-wasm-codecs/inl
   const importers = filesUnder(join(root, "dist")).filter((f) => f.endsWith(".js") && readFileSync(f, "utf8").includes('"zarr-wasm-codecs-inline"')).map((f) => relative(join(root, "dist"), f));
   assert.deepEqual(importers, ["inline.js"]);
   const inline = [...reachable(join(root, "packages/inline/index.js"))].map((f) => relative(root, f)).filter((f) => f.includes("_inline"));
-  assert.deepEqual(inline.sort(), ["core", "zfp", "packing", "compress", "zstd", "encode", "archive", "archive_encode", "pcodec"]
+  assert.deepEqual(inline.sort(), ["core", "zfp", "packing", "compress", "zstd", "encode", "archive", "archive_encode", "pcodec", "grib"]
     .map((m) => `packages/inline/wasm/zarr_wasm_codecs${m === "core" ? "" : `_${m}`}_inline.js`).sort());
   // The two are published together: the same version, the package naming the companion's.
   const main = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
