@@ -170,6 +170,11 @@ impl<'a> Message<'a> {
         let bitmap = self.bitmap()?;
         let coded = self.coded_count()?;
         let len = self.values_len()?;
+        if bitmap.is_some() && coded > len {
+            return Err(corrupt(format!(
+                "section 5 codes {coded} values for a bitmap of {len} points"
+            )));
+        }
         for n in [coded, len] {
             if n > MAX_VALUES {
                 return Err(unsupported(format!(
