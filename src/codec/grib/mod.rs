@@ -141,6 +141,12 @@ impl Grib {
     /// The message's values (or coordinates) as the codec gives them, before the cast into the
     /// array's type.
     pub fn decode_f64(&self, message: &[u8]) -> Result<Vec<f64>> {
+        self.decode_map(message, |x| x)
+    }
+
+    /// The message's values (or coordinates), each through kerchunk's missing-value rule and
+    /// cast, then `into` the array's type: one pass over the decoded values.
+    fn decode_map<T>(&self, message: &[u8], into: impl Fn(f64) -> T) -> Result<Vec<T>> {
         let msg = message::Message::parse(message)?;
         // Counted from the headers before anything is decoded, so that a message claiming
         // more values than the chunk holds allocates nothing.
@@ -155,20 +161,8 @@ impl Grib {
                 actual: len,
             });
         }
-        let mut values = match self.var {
-            Var::Values => {
-                let mut v = msg.values()?;
-                // kerchunk sets every value equal to ecCodes' missingValue to NaN (missing
-                // points are given as that value).
-                if self.cast.is_some() {
-                    for x in v.iter_mut() {
-                        if *x == message::MISSING_VALUE {
-                            *x = f64::NAN;
-                        }
-                    }
-                }
-                v
-            }
+        let values = match self.var {
+            Var::Values => msg.values()?,
             Var::Latitude => msg.latitudes()?,
             Var::Longitude => msg.longitudes()?,
         };
@@ -179,12 +173,21 @@ impl Grib {
                 actual: values.len(),
             });
         }
-        if self.cast == Some(DataType::Float32) {
-            for x in values.iter_mut() {
-                *x = *x as f32 as f64;
-            }
-        }
-        Ok(values)
+        // kerchunk sets every value equal to ecCodes' missingValue to NaN (missing points are
+        // given as that value), then casts to its dtype.
+        let missing_to_nan = self.var == Var::Values && self.cast.is_some();
+        let to_f32 = self.cast == Some(DataType::Float32);
+        Ok(values
+            .into_iter()
+            .map(|x| {
+                let x = if missing_to_nan && x == message::MISSING_VALUE {
+                    f64::NAN
+                } else {
+                    x
+                };
+                into(if to_f32 { x as f32 as f64 } else { x })
+            })
+            .collect())
     }
 }
 
@@ -227,13 +230,10 @@ impl WholeChunkCodec for Grib {
     }
 
     fn decode_into(&self, stream: &[u8], out: &mut ArrayData) -> Result<()> {
-        let values = self.decode_f64(stream)?;
         *out = match self.data_type {
-            DataType::Float64 => ArrayData::Float64(values),
-            DataType::Float32 => ArrayData::Float32(values.iter().map(|&x| x as f32).collect()),
-            DataType::Float16 => {
-                ArrayData::Float16(values.iter().map(|&x| half::f16::from_f64(x)).collect())
-            }
+            DataType::Float64 => ArrayData::Float64(self.decode_map(stream, |x| x)?),
+            DataType::Float32 => ArrayData::Float32(self.decode_map(stream, |x| x as f32)?),
+            DataType::Float16 => ArrayData::Float16(self.decode_map(stream, half::f16::from_f64)?),
             _ => unreachable!("refused by Grib::new"),
         };
         Ok(())
