@@ -1,6 +1,7 @@
 //! Section 3: the grid points' coordinates, as ecCodes' geoiterator gives them (the
 //! `latitudes` and `longitudes` keys), for the grid definition templates read here: 3.0
-//! (regular latitude/longitude) and 3.30 (Lambert conformal).
+//! (regular latitude/longitude), 3.10 (Mercator), 3.20 (polar stereographic) and 3.30 (Lambert
+//! conformal).
 //!
 //! Every step is ecCodes' own, in its order: the octets read as its keys read them (a value of
 //! 0x7FFFFFFF is "missing" wherever it stands), degrees as micro-degrees divided by 10^6, the
@@ -40,10 +41,12 @@ pub(super) fn coordinates(s3: &Section, axis: Axis) -> Result<Vec<f64>> {
     }
     match s3.u16(13)? {
         0 => regular_latlon(s3, points, axis),
+        10 => mercator(s3, points, axis),
+        20 => polar_stereographic(s3, points, axis),
         30 => lambert_conformal(s3, points, axis),
         n => Err(unsupported(format!(
             "grid definition template 3.{n}: only the values are read (latitudes and longitudes \
-             are computed for templates 3.0 and 3.30)"
+             are computed for templates 3.0, 3.10, 3.20 and 3.30)"
         ))),
     }
 }
@@ -262,10 +265,154 @@ fn earth(s3: &Section) -> Result<Earth> {
         },
         s => {
             return Err(unsupported(format!(
-                "shape of the earth {s} (code table 3.2) in a Lambert conformal grid"
+                "shape of the earth {s} (code table 3.2) in a projected grid"
             )))
         }
     })
+}
+
+/// ecCodes' `scale` keys: micro-degrees (and millimetres) divided once.
+fn scale(v: i64, divisor: f64) -> f64 {
+    if v == MISSING_LONG {
+        MISSING_DOUBLE
+    } else {
+        v as f64 / divisor
+    }
+}
+
+/// Template 3.20, as ecCodes' `polar_stereographic` iterator (Snyder's formulas for the
+/// sphere): the projection's centre at LaD, its points laid out from the first one by steps
+/// added one at a time, whatever the scanning mode says.
+fn polar_stereographic(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
+    s3.require(65, "grid definition template 3.20")?;
+    let radius =
+        match earth(s3)? {
+            Earth::Sphere { radius } => radius,
+            Earth::Spheroid { .. } => return Err(unsupported(
+                "a polar stereographic grid on an ellipsoid (ecCodes computes it on a sphere only)",
+            )),
+        };
+    let nx = s3.u32(31)? as i64;
+    let ny = s3.u32(35)? as i64;
+    if nx.checked_mul(ny) != Some(points as i64) {
+        return Err(corrupt(format!(
+            "Nx x Ny = {nx} x {ny} differs from the grid's {points} points"
+        )));
+    }
+    let lat_first = scale(s3.i32(39)?, 1e6) * DEG2RAD;
+    let lon_first = scale(s3.u32(43)? as i64, 1e6) * DEG2RAD;
+    let centre_lat = scale(s3.i32(48)?, 1e6) * DEG2RAD;
+    let centre_lon = scale(s3.i32(52)?, 1e6) * DEG2RAD;
+    let dx = scale(s3.u32(56)? as i64, 1e3);
+    let dy = scale(s3.u32(60)? as i64, 1e3);
+
+    let sign = if centre_lat < 0.0 { -1.0 } else { 1.0 };
+    // Away from the pole the scale is true at the centre's latitude.
+    let secant = (centre_lat.abs() - FRAC_PI_2).abs() > 1e-10;
+    let (mcs, tcs) = if secant {
+        let c = sign * centre_lat;
+        (c.cos(), (0.5 * (FRAC_PI_2 - c)).tan())
+    } else {
+        (0.0, 0.0)
+    };
+    // The first point, projected forward, places the grid.
+    let angle = sign * (lon_first - centre_lon);
+    let ts = (0.5 * (FRAC_PI_2 - sign * lat_first)).tan();
+    let height = if secant {
+        radius * mcs * ts / tcs
+    } else {
+        2.0 * radius * ts
+    };
+    // (The added zeros are ecCodes' false easting and northing: they turn -0 into +0.)
+    let false_easting = -(sign * height * angle.sin() + 0.0);
+    let false_northing = -(-sign * height * angle.cos() + 0.0);
+
+    let mut out = allocate(points)?;
+    let mut y = 0.0;
+    for _ in 0..ny {
+        let mut x = 0.0;
+        for _ in 0..nx {
+            let px = (x - false_easting) * sign;
+            let py = (y - false_northing) * sign;
+            let rh = (px * px + py * py).sqrt();
+            out.push(match axis {
+                Axis::Latitude => {
+                    let ts = if secant {
+                        rh * tcs / (radius * mcs)
+                    } else {
+                        rh / (radius * 2.0)
+                    };
+                    sign * (FRAC_PI_2 - 2.0 * ts.atan()) * RAD2DEG
+                }
+                Axis::Longitude => {
+                    let lon = if rh == 0.0 {
+                        sign * centre_lon
+                    } else {
+                        sign * px.atan2(-py) + centre_lon
+                    };
+                    normalise_longitude(lon * RAD2DEG)?
+                }
+            });
+            x += dx;
+        }
+        y += dy;
+    }
+    Ok(out)
+}
+
+/// Template 3.10, as ecCodes' `mercator` iterator (Snyder's formulas, on the ellipsoid or the
+/// sphere). Latitudes and longitudes are computed together, as there, so that a point whose
+/// latitude cannot be found fails either request.
+fn mercator(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
+    s3.require(72, "grid definition template 3.10")?;
+    let (major, minor) = match earth(s3)? {
+        Earth::Sphere { radius } => (radius, radius),
+        Earth::Spheroid { major, minor } => (major, minor),
+    };
+    let ni = s3.u32(31)? as i64;
+    let nj = s3.u32(35)? as i64;
+    if ni.checked_mul(nj) != Some(points as i64) {
+        return Err(corrupt(format!(
+            "Ni x Nj = {ni} x {nj} differs from the grid's {points} points"
+        )));
+    }
+    let lat_first = scale(s3.i32(39)?, 1e6) * DEG2RAD;
+    let lon_first = scale(s3.i32(43)?, 1e6) * DEG2RAD;
+    let lad = scale(s3.i32(48)?, 1e6) * DEG2RAD;
+    let orientation = scale(s3.u32(61)? as i64, 1e6) * DEG2RAD;
+    let di = scale(s3.u32(65)? as i64, 1e3);
+    let dj = scale(s3.u32(69)? as i64, 1e3);
+
+    let t = minor / major;
+    let es = 1.0 - t * t;
+    let e = es.sqrt();
+    let m1 = lad.cos() / (1.0 - es * lad.sin() * lad.sin()).sqrt();
+    if (lat_first.abs() - FRAC_PI_2).abs() <= 1e-10 {
+        return Err(corrupt("a Mercator grid whose first point is at a pole"));
+    }
+    let ts = compute_t(e, lat_first, lat_first.sin());
+    let false_easting = -(major * m1 * adjust_lon(lon_first - orientation));
+    let false_northing = -(0.0 - major * m1 * ts.ln());
+
+    let mut out = allocate(points)?;
+    for j in 0..nj {
+        let y = j as f64 * dj;
+        for i in 0..ni {
+            let x = i as f64 * di;
+            let px = x - false_easting;
+            let py = y - false_northing;
+            let ts = (-py / (major * m1)).exp();
+            let lat = compute_phi(e, ts)
+                .ok_or_else(|| corrupt("a Mercator point whose latitude does not converge"))?;
+            out.push(match axis {
+                Axis::Latitude => lat * RAD2DEG,
+                Axis::Longitude => {
+                    normalise_longitude(adjust_lon(orientation + px / (major * m1)) * RAD2DEG)?
+                }
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Template 3.30, as ecCodes' `lambert_conformal` iterator. It lays the points out from the
@@ -280,14 +427,6 @@ fn lambert_conformal(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>
             "Nx x Ny = {nx} x {ny} differs from the grid's {points} points"
         )));
     }
-    // ecCodes' `scale` keys: micro-degrees (and millimetres) divided once.
-    let scale = |v: i64, divisor: f64| {
-        if v == MISSING_LONG {
-            MISSING_DOUBLE
-        } else {
-            v as f64 / divisor
-        }
-    };
     let lat_first = scale(s3.i32(39)?, 1e6);
     let lon_first = scale(s3.u32(43)? as i64, 1e6);
     let lad = scale(s3.i32(48)?, 1e6);
