@@ -1,6 +1,6 @@
 //! Section 3: the grid points' coordinates, as ecCodes' geoiterator gives them (the
 //! `latitudes` and `longitudes` keys), for the grid definition templates read here: 3.0
-//! (regular latitude/longitude), 3.10 (Mercator), 3.20 (polar stereographic) and 3.30 (Lambert
+//! (regular latitude/longitude), 3.1 (rotated latitude/longitude), 3.10 (Mercator), 3.20 (polar stereographic) and 3.30 (Lambert
 //! conformal).
 //!
 //! Every step is ecCodes' own, in its order: the octets read as its keys read them (a value of
@@ -11,6 +11,7 @@
 
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
+use super::scaling::reference_value;
 use super::section::{corrupt, unsupported, Section, MISSING_DOUBLE, MISSING_LONG};
 use crate::error::Result;
 
@@ -40,13 +41,14 @@ pub(super) fn coordinates(s3: &Section, axis: Axis) -> Result<Vec<f64>> {
         return Err(corrupt("section 3 defines a grid of 0 points"));
     }
     match s3.u16(13)? {
-        0 => regular_latlon(s3, points, axis),
+        0 => regular_latlon(s3, points, axis, false),
+        1 => regular_latlon(s3, points, axis, true),
         10 => mercator(s3, points, axis),
         20 => polar_stereographic(s3, points, axis),
         30 => lambert_conformal(s3, points, axis),
         n => Err(unsupported(format!(
             "grid definition template 3.{n}: only the values are read (latitudes and longitudes \
-             are computed for templates 3.0, 3.10, 3.20 and 3.30)"
+             are computed for templates 3.0, 3.1, 3.10, 3.20 and 3.30)"
         ))),
     }
 }
@@ -83,14 +85,23 @@ fn allocate(points: usize) -> Result<Vec<f64>> {
     Ok(v)
 }
 
-/// Template 3.0, as ecCodes' `latlon` iterator (over its `regular` one).
-fn regular_latlon(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
-    s3.require(72, "grid definition template 3.0")?;
+/// Templates 3.0 and 3.1, as ecCodes' `latlon` iterator (over its `regular` one): the rows'
+/// latitudes and the columns' longitudes, each accumulated from the first by repeated steps
+/// and the last forced to the grid's last, then each point taken from them (and, in a rotated
+/// grid, turned back to geographic coordinates).
+fn regular_latlon(s3: &Section, points: usize, axis: Axis, rotated: bool) -> Result<Vec<f64>> {
+    let template = if rotated { "3.1" } else { "3.0" };
+    s3.require(
+        if rotated { 84 } else { 72 },
+        &format!("grid definition template {template}"),
+    )?;
     let ni = s3.u32_or_missing(31)?;
     let nj = s3.u32(35)? as i64;
     if ni == MISSING_LONG {
         return Err(if s3.u8(11)? != 0 {
-            unsupported("grid definition template 3.0 as a reduced latitude/longitude grid")
+            unsupported(format!(
+                "grid definition template {template} as a reduced latitude/longitude grid"
+            ))
         } else {
             corrupt("a regular latitude/longitude grid whose Ni is missing")
         });
@@ -116,91 +127,140 @@ fn regular_latlon(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
     let j_consecutive = scanning & 0x20 != 0;
     let (ni, nj) = (ni as usize, nj as usize);
 
+    // The columns' longitudes: the step is computed from the first and last (the coded one is
+    // used only for a single column, where it does not matter).
+    let mut lon1 = degrees(s3.i32(51)?);
+    let mut lon2 = degrees(s3.i32(60)?);
+    let mut step = if flags & 0x20 != 0 {
+        degrees(s3.u32_or_missing(64)?)
+    } else {
+        MISSING_DOUBLE
+    };
+    if ni > 1 {
+        let span = if i_negative {
+            if lon1 > lon2 {
+                lon1 - lon2
+            } else {
+                lon1 + 360.0 - lon2
+            }
+        } else if lon2 > lon1 {
+            lon2 - lon1
+        } else {
+            lon2 + 360.0 - lon1
+        };
+        step = span / (ni as i64 - 1) as f64;
+    }
+    if i_negative {
+        step = -step;
+    } else if lon1 + (ni as i64 - 2) as f64 * step > 360.0 {
+        lon1 -= 360.0;
+    }
+    let mut lons = Vec::with_capacity(ni);
+    for _ in 0..ni {
+        lons.push(lon1);
+        lon1 += step;
+    }
+    if lon2 > 0.0 {
+        lon2 = normalise_longitude(lon2)?;
+    }
+    lons[ni - 1] = lon2;
+
+    // The rows' latitudes: the coded step, or one computed from the first and last.
+    let mut lat1 = degrees(s3.i32(47)?);
+    let lat2 = degrees(s3.i32(56)?);
+    let mut step = if flags & 0x10 != 0 {
+        degrees(s3.u32_or_missing(68)?)
+    } else {
+        MISSING_DOUBLE
+    };
+    if step == MISSING_DOUBLE {
+        let span = if lat1 > lat2 {
+            lat1 - lat2
+        } else {
+            lat2 - lat1
+        };
+        step = span / (nj as i64 - 1) as f64;
+    }
+    let (north, south) = if j_positive {
+        step = -step;
+        (lat2, lat1)
+    } else {
+        (lat1, lat2)
+    };
+    if south > north {
+        return Err(corrupt(format!(
+            "first and last latitudes {lat1} and {lat2} contradict the scanning mode"
+        )));
+    }
+    let mut lats = Vec::with_capacity(nj);
+    for _ in 0..nj {
+        lats.push(lat1);
+        lat1 -= step;
+    }
+    lats[nj - 1] = lat2;
+
     let mut out = allocate(points)?;
-    match axis {
-        Axis::Longitude => {
-            let mut lon1 = degrees(s3.i32(51)?);
-            let mut lon2 = degrees(s3.i32(60)?);
-            let mut step = if flags & 0x20 != 0 {
-                degrees(s3.u32_or_missing(64)?)
+    if rotated {
+        let pole = Rotation {
+            pole_lat: scale(s3.i32(73)?, 1e6),
+            pole_lon: scale(s3.u32(77)? as i64, 1e6),
+            angle: reference_value(s3.u32(81)?),
+        };
+        for e in 0..points {
+            let (lat, lon) = if j_consecutive {
+                (lats[e % nj], lons[e / nj])
             } else {
-                MISSING_DOUBLE
+                (lats[e / ni], lons[e % ni])
             };
-            if ni > 1 {
-                let span = if i_negative {
-                    if lon1 > lon2 {
-                        lon1 - lon2
-                    } else {
-                        lon1 + 360.0 - lon2
-                    }
-                } else if lon2 > lon1 {
-                    lon2 - lon1
-                } else {
-                    lon2 + 360.0 - lon1
-                };
-                step = span / (ni as i64 - 1) as f64;
-            }
-            if i_negative {
-                step = -step;
-            } else if lon1 + (ni as i64 - 2) as f64 * step > 360.0 {
-                lon1 -= 360.0;
-            }
-            let mut lons = Vec::with_capacity(ni);
-            for _ in 0..ni {
-                lons.push(lon1);
-                lon1 += step;
-            }
-            if lon2 > 0.0 {
-                lon2 = normalise_longitude(lon2)?;
-            }
-            lons[ni - 1] = lon2;
-            if j_consecutive {
-                out.extend(lons.iter().flat_map(|&x| std::iter::repeat_n(x, nj)));
-            } else {
-                (0..nj).for_each(|_| out.extend_from_slice(&lons));
-            }
+            let (lat, lon) = pole.unrotate(lat, lon);
+            out.push(match axis {
+                Axis::Latitude => lat,
+                Axis::Longitude => lon,
+            });
         }
-        Axis::Latitude => {
-            let mut lat1 = degrees(s3.i32(47)?);
-            let lat2 = degrees(s3.i32(56)?);
-            let mut step = if flags & 0x10 != 0 {
-                degrees(s3.u32_or_missing(68)?)
-            } else {
-                MISSING_DOUBLE
-            };
-            if step == MISSING_DOUBLE {
-                let span = if lat1 > lat2 {
-                    lat1 - lat2
-                } else {
-                    lat2 - lat1
-                };
-                step = span / (nj as i64 - 1) as f64;
-            }
-            let (north, south) = if j_positive {
-                step = -step;
-                (lat2, lat1)
-            } else {
-                (lat1, lat2)
-            };
-            if south > north {
-                return Err(corrupt(format!(
-                    "first and last latitudes {lat1} and {lat2} contradict the scanning mode"
-                )));
-            }
-            let mut lats = Vec::with_capacity(nj);
-            for _ in 0..nj {
-                lats.push(lat1);
-                lat1 -= step;
-            }
-            lats[nj - 1] = lat2;
-            if j_consecutive {
-                (0..ni).for_each(|_| out.extend_from_slice(&lats));
-            } else {
-                out.extend(lats.iter().flat_map(|&y| std::iter::repeat_n(y, ni)));
-            }
+        return Ok(out);
+    }
+    match (axis, j_consecutive) {
+        (Axis::Longitude, false) => (0..nj).for_each(|_| out.extend_from_slice(&lons)),
+        (Axis::Longitude, true) => {
+            out.extend(lons.iter().flat_map(|&x| std::iter::repeat_n(x, nj)))
         }
+        (Axis::Latitude, false) => {
+            out.extend(lats.iter().flat_map(|&y| std::iter::repeat_n(y, ni)))
+        }
+        (Axis::Latitude, true) => (0..ni).for_each(|_| out.extend_from_slice(&lats)),
     }
     Ok(out)
+}
+
+/// A rotated grid's southern pole and rotation (template 3.1's octets 73-84).
+struct Rotation {
+    pole_lat: f64,
+    pole_lon: f64,
+    angle: f64,
+}
+
+impl Rotation {
+    /// ecCodes' `unrotate`: the point through the rotation's matrix, back to degrees, then
+    /// rounded to 6 decimals in single precision (its `roundf`, which keeps only 24 bits of
+    /// the scaled value), less the angle of rotation. Longitudes are not normalised.
+    fn unrotate(&self, lat: f64, lon: f64) -> (f64, f64) {
+        let (latr, lonr) = (lat * DEG2RAD, lon * DEG2RAD);
+        let xd = lonr.cos() * latr.cos();
+        let yd = lonr.sin() * latr.cos();
+        let zd = latr.sin();
+        let t = -(90.0 + self.pole_lat);
+        let o = -self.pole_lon;
+        let (sin_t, cos_t) = ((DEG2RAD * t).sin(), (DEG2RAD * t).cos());
+        let (sin_o, cos_o) = ((DEG2RAD * o).sin(), (DEG2RAD * o).cos());
+        let x = cos_t * cos_o * xd + sin_o * yd + sin_t * cos_o * zd;
+        let y = -cos_t * sin_o * xd + cos_o * yd - sin_t * sin_o * zd;
+        let z = (-sin_t * xd + cos_t * zd).clamp(-1.0, 1.0);
+        let lat = z.asin() * RAD2DEG;
+        let lon = y.atan2(x) * RAD2DEG;
+        let round6 = |v: f64| ((v * 1_000_000.0) as f32).round() as f64 / 1_000_000.0;
+        (round6(lat), round6(lon) - self.angle)
+    }
 }
 
 /// The earth's shape (template 3.2's octets 15-30), as ecCodes' keys give it.
