@@ -31,15 +31,40 @@ const gribRequests = (from = 0) => site.requests.slice(from).filter((r) => r.pat
 const sets = (name) => JSON.parse(readFileSync(join(dir, name), "utf8"));
 const message = (file, index) => manifest.messages.find((m) => m.file === file && m.index === index);
 
-/** Bit-for-bit equality of two float arrays (NaN equal to NaN, -0 not 0), naming the first difference. */
-function sameValues(got, want, what) {
+/** How many float64 steps apart two finite numbers of the same sign are. */
+const ulps = (a, b) => {
+  const bits = new BigInt64Array(new Float64Array([a, b]).buffer);
+  const d = bits[0] - bits[1];
+  return Number(d < 0n ? -d : d);
+};
+
+/**
+ * Bit-for-bit equality of two float arrays (NaN equal to NaN, -0 not 0), naming the first
+ * difference; with `within`, finite values may be up to that many float64 steps apart (see
+ * PROJECTED). Returns the largest distance seen.
+ */
+function sameValues(got, want, what, within = 0) {
   assert.equal(got.length, want.length, `${what}: length`);
   assert.equal(got.constructor, want.constructor, `${what}: type`);
+  let most = 0;
   for (let i = 0; i < want.length; i++) {
     if (Object.is(got[i], want[i])) continue;
-    assert.fail(`${what}: value ${i} is ${got[i]}, kerchunk's codec gives ${want[i]}`);
+    const d = within && Number.isFinite(want[i]) && Math.sign(got[i]) === Math.sign(want[i]) ? ulps(got[i], want[i]) : Infinity;
+    if (d > within) assert.fail(`${what}: value ${i} is ${got[i]}, kerchunk's codec gives ${want[i]}`);
+    most = Math.max(most, d);
   }
+  return most;
 }
+
+// A projected grid's coordinates (Lambert conformal: the HRRR-like grid) go through sin, cos,
+// tan, atan2, log and pow. ecCodes calls glibc's; in wasm the package has Rust's own (musl's
+// and fdlibm's algorithms), which differ from glibc's in the last bit for some arguments, and a
+// projection carries that through a few more operations. Natively (tests/grib.rs, where Rust
+// calls glibc) they are ecCodes' bit for bit; here they may be this many float64 steps apart
+// (measured on the fixture: up to 11 for latitudes, 2 for longitudes; up to 28 on other
+// Lambert grids). A regular grid's coordinates are exact.
+const PROJECTED = 32;
+const projected = (expectedFile) => /grid\.hrrr\.(latitude|longitude)/.test(expectedFile);
 
 const PATHS = {
   get: (s, v) => open(zarr.root(s).resolve(v)).then((a) => get(a)),
@@ -55,13 +80,18 @@ test("every message of every packing, through scan_grib's references and every p
   let checked = 0;
   for (const [file, keys] of Object.entries(manifest.reference_keys)) {
     const list = sets(file);
-    for (const { set, key, message: [grib, index], expected: values } of keys) {
+    // (MultiZarrToZarr's combined set, one object, is the steps test's.)
+    for (const { set, key, message: [grib, index], expected: values } of keys.filter((k) => Number.isInteger(k.set))) {
       const store = await referenceStore(list[set], { target: `${site.url}/` });
       const variable = key.split("/")[0];
-      const want = expected(values);
+      // kerchunk inlines a message under the inline threshold at "t2m/0" where zarr reads the
+      // 2-D array's chunk "t2m/0.0" (tiny.grib2, 3 x 4): zarr-python then finds no chunk and
+      // reads the fill value (null: zeros), as make.py checked; so does the package.
+      const inlinedAstray = key.split("/")[1].split(".").length < message(grib, index).scan_grib.zarray.shape.length;
+      const want = inlinedAstray ? new Float64Array(expected(values).length) : expected(values);
       for (const [how, read] of Object.entries(PATHS)) {
         const got = await read(store, variable);
-        sameValues(got.data, want, `${grib} message ${index} (${message(grib, index).keys.packingType}), ${how}`);
+        sameValues(got.data, want, `${grib} message ${index} (${message(grib, index).keys.packingType}) ${key}, ${how}`, projected(values) ? PROJECTED : 0);
       }
       checked++;
     }
@@ -92,7 +122,7 @@ test("with no dtype, values are float32 as kerchunk's codec casts them; latitude
     grids.add(m.grid);
     for (const v of ["latitude", "longitude"]) {
       const { store } = oneMessage(m, { var: v, dtype: "float64" });
-      sameValues((await get(await open(zarr.root(store).resolve("a")))).data, expected(m.expected[v]), `${m.grid} ${v}`);
+      sameValues((await get(await open(zarr.root(store).resolve("a")))).data, expected(m.expected[v]), `${m.grid} ${v}`, projected(m.expected[v]) ? PROJECTED : 0);
     }
   }
   assert.deepEqual([...grids].sort(), ["g1", "g4", "hrrr", "tiny"]);
@@ -102,11 +132,14 @@ test("the Lambert grid's coordinates read through scan_grib's references, decode
   const list = sets("lambert.scan_grib.json");
   const m = message("lambert.grib2", 0);
   const store = await referenceStore(list[0], { target: `${site.url}/` });
+  const most = {};
   for (const v of ["latitude", "longitude"]) {
     for (const how of ["get", "zarr.get (registerCodecs)", "zarr.get over withWasmCodecs"]) {
-      sameValues((await PATHS[how](store, v)).data, expected(m.expected[v]), `lambert ${v}, ${how}`);
+      most[v] = sameValues((await PATHS[how](store, v)).data, expected(m.expected[v]), `lambert ${v}, ${how}`, PROJECTED);
     }
   }
+  // (What was measured when this was written: the tolerance is not there to be used up.)
+  assert.ok(most.latitude <= 11 && most.longitude <= 2, JSON.stringify(most));
 });
 
 test("MultiZarrToZarr along steps: four messages, one request on the package's paths, each step the codec's values", async () => {
@@ -157,7 +190,7 @@ test("refusals: damaged messages are CORRUPT_CHUNK naming the chunk, a write is 
   }
   // ecCodes' own unreadable message (a constant field in grid_png with an empty data section).
   const invalid = readFileSync(join(dir, "invalid-png-constant.grib2"));
-  const { store } = oneMessage({ ...m, file: "invalid-png-constant.grib2", offset: 0, length: invalid.length, scan_grib: { zarray: { shape: [3, 4] } } }, { var: "x" });
+  const { store } = oneMessage({ ...m, file: "invalid-png-constant.grib2", offset: 0, length: invalid.length, scan_grib: { zarray: { shape: [46, 90] } } }, { var: "x" });
   assert.equal((await rejection(() => PATHS.get(store, "a"))).code, "CORRUPT_CHUNK");
   // A write.
   const ok = oneMessage(m, { var: m.var, dtype: "float64" });
