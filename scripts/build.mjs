@@ -54,9 +54,10 @@ for (const m of buildOrder) {
   run("cargo", ["build", "--lib", "-p", m.crate, "--profile", m.profile, "--target", "wasm32-unknown-unknown", "--target-dir", m.targetDir],
     { CARGO_ENCODED_RUSTFLAGS: [...remap, ...(m.rustflags?.split(/\s+/) ?? [])].join("\x1f"), ...(m.cflags ? { CFLAGS_wasm32_unknown_unknown: m.cflags } : {}) });
   const linked = join(root, m.targetDir, `wasm32-unknown-unknown/${m.profile}/${m.crate.replaceAll("-", "_")}.wasm`);
-  // Without zstd-sys's shim exports (scripts/wasm-exports.mjs): what only they reach goes.
+  // Without zstd-sys's shim exports and openjp2's C API (`opj_*`, which the crate exports as C
+  // functions; scripts/wasm-exports.mjs): what only they reach goes.
   const built = linked.replace(/\.wasm$/, ".bindgen-input.wasm");
-  writeFileSync(built, withoutExports(readFileSync(linked), "rust_zstd_wasm_shim_").wasm);
+  writeFileSync(built, withoutExports(withoutExports(readFileSync(linked), "rust_zstd_wasm_shim_").wasm, "opj_").wasm);
   run("wasm-bindgen", [
     "--target", "web", "--weak-refs", "--omit-default-module-path",
     "--remove-name-section", "--remove-producers-section",

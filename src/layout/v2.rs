@@ -818,10 +818,14 @@ mod tests {
             j(r#"[{"name": "grib", "configuration": {"var": "t2m", "dtype": "float64"}}]"#)
         );
         // ... with a bytes -> bytes compressor after it.
-        let got = codecs(r#"{"filters": [{"id": "grib", "var": "t"}], "compressor": {"id": "zlib", "level": 1}}"#);
+        let got = codecs(
+            r#"{"filters": [{"id": "grib", "var": "t"}], "compressor": {"id": "zlib", "level": 1}}"#,
+        );
         assert_eq!(
             got,
-            j(r#"[{"name": "grib", "configuration": {"var": "t"}}, {"name": "numcodecs.zlib", "configuration": {"level": 1}}]"#)
+            j(
+                r#"[{"name": "grib", "configuration": {"var": "t"}}, {"name": "numcodecs.zlib", "configuration": {"level": 1}}]"#
+            )
         );
         for bad in [
             r#"{"filters": [{"id": "grib", "var": "t"}, {"id": "zlib", "level": 1}], "compressor": null}"#,

@@ -19,10 +19,18 @@ use crate::dtype::DataType;
 use crate::error::{Error, Result};
 use crate::json::Value;
 
+mod bitmap;
+mod bits;
 mod ccsds;
+mod complex;
+mod grid;
+mod ieee;
 mod jpeg2000;
 pub mod message;
 mod png;
+mod scaling;
+mod section;
+mod simple;
 
 /// The codec's name in messages (kerchunk's, also the numcodecs id).
 pub const NAME: &str = "grib";
@@ -71,7 +79,10 @@ impl Grib {
         let config = configuration.and_then(Value::as_object);
         if let Some(map) = config {
             if let Some(key) = map.keys().find(|k| !matches!(k.as_str(), "var" | "dtype")) {
-                return Err(Error::config(NAME, format!("unknown key {key:?} (kerchunk's grib codec takes var and dtype)")));
+                return Err(Error::config(
+                    NAME,
+                    format!("unknown key {key:?} (kerchunk's grib codec takes var and dtype)"),
+                ));
             }
         }
         let var = var_of(configuration.and_then(|c| c.get("var")))?;
@@ -90,7 +101,12 @@ impl Grib {
                 }
             },
         };
-        Ok(Self { var, cast: Some(cast), data_type, count })
+        Ok(Self {
+            var,
+            cast: Some(cast),
+            data_type,
+            count,
+        })
     }
 
     fn gribberish(config: &Value, data_type: DataType, count: usize) -> Result<Self> {
@@ -108,36 +124,45 @@ impl Grib {
                         }
                     }
                     other => {
-                        return Err(Error::config(
-                            GRIBBERISH,
-                            format!("unknown key {other:?}"),
-                        ))
+                        return Err(Error::config(GRIBBERISH, format!("unknown key {other:?}")))
                     }
                 }
             }
         }
         let var = var_of(config.get("var"))?;
-        Ok(Self { var, cast: None, data_type, count })
+        Ok(Self {
+            var,
+            cast: None,
+            data_type,
+            count,
+        })
     }
 
     /// The message's values (or coordinates) as the codec gives them, before the cast into the
     /// array's type.
     pub fn decode_f64(&self, message: &[u8]) -> Result<Vec<f64>> {
+        self.decode_map(message, |x| x)
+    }
+
+    /// The message's values (or coordinates), each through kerchunk's missing-value rule and
+    /// cast, then `into` the array's type: one pass over the decoded values.
+    fn decode_map<T>(&self, message: &[u8], into: impl Fn(f64) -> T) -> Result<Vec<T>> {
         let msg = message::Message::parse(message)?;
-        let mut values = match self.var {
-            Var::Values => {
-                let mut v = msg.values()?;
-                // kerchunk sets every value equal to ecCodes' missingValue to NaN (missing
-                // points are given as that value).
-                if self.cast.is_some() {
-                    for x in v.iter_mut() {
-                        if *x == message::MISSING_VALUE {
-                            *x = f64::NAN;
-                        }
-                    }
-                }
-                v
-            }
+        // Counted from the headers before anything is decoded, so that a message claiming
+        // more values than the chunk holds allocates nothing.
+        let len = match self.var {
+            Var::Values => msg.values_len()?,
+            Var::Latitude | Var::Longitude => msg.points_len()?,
+        };
+        if len != self.count {
+            return Err(Error::ChunkLength {
+                what: "values",
+                expected: self.count,
+                actual: len,
+            });
+        }
+        let values = match self.var {
+            Var::Values => msg.values()?,
             Var::Latitude => msg.latitudes()?,
             Var::Longitude => msg.longitudes()?,
         };
@@ -148,12 +173,21 @@ impl Grib {
                 actual: values.len(),
             });
         }
-        if self.cast == Some(DataType::Float32) {
-            for x in values.iter_mut() {
-                *x = *x as f32 as f64;
-            }
-        }
-        Ok(values)
+        // kerchunk sets every value equal to ecCodes' missingValue to NaN (missing points are
+        // given as that value), then casts to its dtype.
+        let missing_to_nan = self.var == Var::Values && self.cast.is_some();
+        let to_f32 = self.cast == Some(DataType::Float32);
+        Ok(values
+            .into_iter()
+            .map(|x| {
+                let x = if missing_to_nan && x == message::MISSING_VALUE {
+                    f64::NAN
+                } else {
+                    x
+                };
+                into(if to_f32 { x as f32 as f64 } else { x })
+            })
+            .collect())
     }
 }
 
@@ -174,7 +208,10 @@ fn var_of(value: Option<&Value>) -> Result<Var> {
             Some("latitude") => Ok(Var::Latitude),
             Some("longitude") => Ok(Var::Longitude),
             Some(_) => Ok(Var::Values),
-            None => Err(Error::config(NAME, format!("var must be a string, got {v}"))),
+            None => Err(Error::config(
+                NAME,
+                format!("var must be a string, got {v}"),
+            )),
         },
     }
 }
@@ -193,13 +230,10 @@ impl WholeChunkCodec for Grib {
     }
 
     fn decode_into(&self, stream: &[u8], out: &mut ArrayData) -> Result<()> {
-        let values = self.decode_f64(stream)?;
         *out = match self.data_type {
-            DataType::Float64 => ArrayData::Float64(values),
-            DataType::Float32 => ArrayData::Float32(values.iter().map(|&x| x as f32).collect()),
-            DataType::Float16 => ArrayData::Float16(
-                values.iter().map(|&x| half::f16::from_f64(x)).collect(),
-            ),
+            DataType::Float64 => ArrayData::Float64(self.decode_map(stream, |x| x)?),
+            DataType::Float32 => ArrayData::Float32(self.decode_map(stream, |x| x as f32)?),
+            DataType::Float16 => ArrayData::Float16(self.decode_map(stream, half::f16::from_f64)?),
             _ => unreachable!("refused by Grib::new"),
         };
         Ok(())
