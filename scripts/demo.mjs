@@ -110,7 +110,7 @@ if (!check) {
           if (Number.isNaN(x)) nan++;
           else { if (x < min) min = x; if (x > max) max = x; }
         }
-        rows.push({ packing, type: values.constructor.name, n: want.length, length: values.length, same, nan, min, max, ...info });
+        rows.push({ ...info, packing, type: values.constructor.name, n: want.length, count: values.length, same, nan, min, max });
       }
       return rows;
     });
@@ -118,7 +118,7 @@ if (!check) {
       console.log(`GRIB2 sst-${r.packing.padEnd(7)} template 5.${r.template}, ${r.type}: min ${r.min.toFixed(3)} K, max ${r.max.toFixed(3)} K, ` +
         `NaN ${r.nan}; equal to kerchunk's codec's values in ${r.same} of ${r.n}; ${r.fetched.bytes} bytes fetched, ` +
         `decoded in ${(r.decodeMs * 1000).toFixed(0)} µs, largest difference from the original ${r.maxDiff.toExponential(2)} °C`);
-      if (r.type !== "Float64Array" || r.length !== r.n || r.same !== r.n) problems.push(`GRIB2 sst-${r.packing}: ${r.n - r.same} values differ from kerchunk's codec's`);
+      if (r.type !== "Float64Array" || r.count !== r.n || r.same !== r.n) problems.push(`GRIB2 sst-${r.packing}: ${r.n - r.same} values differ from kerchunk's codec's`);
     }
   } catch (e) {
     problems.push(String(e));
