@@ -5,6 +5,7 @@ import * as zarr from "zarrita";
 import { errorCode, get, getDecoded, getStored, gpuDecoder, registerCodecs, webgl2Textures } from "zarr-wasm-codecs";
 import { COLORMAPS, colorOf } from "./colormap.js";
 import { colormapTexture as mapTexture, drawFull, PAINT, program } from "./gl.js";
+import { gribSection } from "./grib.js";
 
 const DATA = new URL("./data/real/", import.meta.url);
 const FORMS = ["scale_offset", "cf", "uint8", "zfp", "pcodec", "original"];
@@ -816,12 +817,14 @@ function fail(error) {
   console.error(error);
 }
 
+const ready = main().catch((e) => {
+  fail(e);
+  throw e;
+});
+
 /** For tests and `npm run demo -- --check`. */
 window.demo = {
-  ready: main().catch((e) => {
-    fail(e);
-    throw e;
-  }),
+  ready,
   show,
   state,
   FORMS,
@@ -841,6 +844,12 @@ window.demo = {
   legend: () => state.legend,
   /** The drawn map as a data URL. */
   snapshot: () => $(`map-${$("map").dataset.route}`).toDataURL(),
+  /** The GRIB2 section (www/grib.js), read once the map is ready, against its SST. */
+  grib: gribSection(ready.then(async () => {
+    const ds = manifest.datasets.oisst;
+    const { scale, colormap } = ds.variables.sst;
+    return { lat: ds.lat, lon: ds.lon, scale, colormap, original: await readView("oisst/sst", "original", 0) };
+  })),
   /** Puts the cursor on cell (i, j), as a mouse move there does. */
   point(i, j) {
     state.cursor = { i, j };

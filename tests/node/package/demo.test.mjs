@@ -2,14 +2,15 @@
 // storage form and time step decodes to a Float64Array equal, bit for bit, to the values
 // www/data/generate.py recorded from zarr-python, xarray and zfpy; a known ocean cell has the
 // colour map's colour for its value and a missing (land) cell is transparent over the hatching;
-// the cursor shows every form's value; the slider and the variable switch change the picture.
-// Screenshots are saved to target/.
+// the cursor shows every form's value; the slider and the variable switch change the picture;
+// the SST as GRIB2 (www/data/grib.py), read through kerchunk's references, is kerchunk's codec's
+// values bit for bit and drawn the map's way up. Screenshots are saved to target/.
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-
+import { gunzipSync } from "node:zlib";
 
 import { serve } from "../../../scripts/serve.mjs";
 import { COLORMAPS, colorOf } from "../../../www/colormap.js";
@@ -101,6 +102,68 @@ test("an ocean cell has the colour map's colour for its value; a land cell is tr
   }
   // What shows through the transparent cells: the hatching.
   assert.match(await page.evaluate(() => getComputedStyle(document.getElementById("map")).backgroundImage), /repeating-linear-gradient/);
+});
+
+test("GRIB2 in place: both packings read through kerchunk's references are its codec's values bit for bit, drawn in °C the map's way up", async () => {
+  const dir = join(root, "www/data/real/oisst-grib");
+  const grib = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+  const sst = manifest.datasets.oisst.variables.sst;
+  const [lo, hi] = sst.scale;
+  const [ocean, land] = sst.probes;
+  const nx = manifest.datasets.oisst.lon.length;
+  await page.evaluate(() => window.demo.grib.ready);
+  // The default packing last, for the screenshot.
+  for (const packing of ["ccsds", "simple"]) {
+    const m = grib.messages[`sst-${packing}`];
+    await page.locator(`input[name="grib-packing"][value="${packing}"]`).check();
+    await page.waitForSelector(`#grib[data-state="drawn"][data-packing="${packing}"]`);
+    // get's values (kelvin) and the canvas's pixels, as hex.
+    const got = await page.evaluate(async (packing) => {
+      const hex = (a) => Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), (b) => b.toString(16).padStart(2, "0")).join("");
+      const values = await window.demo.grib.values(packing);
+      const canvas = document.getElementById("grib-canvas");
+      const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      return { type: values.constructor.name, values: hex(values), pixels: hex(pixels), info: await window.demo.grib.info(packing) };
+    }, packing);
+    assert.equal(got.type, "Float64Array");
+    const values = new Float64Array(Uint8Array.from(Buffer.from(got.values, "hex")).buffer);
+    const b = gunzipSync(readFileSync(join(dir, m.expected.float64)));
+    const want = new Float64Array(b.buffer, b.byteOffset, b.byteLength / 8);
+    assert.equal(values.length, want.length);
+    for (const [k, x] of want.entries()) if (!Object.is(values[k], x)) assert.fail(`${packing}: value ${k} is ${values[k]}, kerchunk's codec gives ${x}`);
+    // Every cell the colour map's colour of its value in °C, rows north first as the map's; the
+    // named ocean cell (3°S, 136°W) is the original's, and the land cell (11°N, 30°E) transparent.
+    const rgba = Buffer.from(got.pixels, "hex");
+    for (const [k, x] of want.entries()) {
+      const pixel = [...rgba.subarray(4 * k, 4 * k + 4)];
+      assert.deepEqual(pixel, colorOf(x - 273.15, lo, hi, COLORMAPS[sst.colormap]), `${packing}: cell ${Math.floor(k / nx)},${k % nx}`);
+    }
+    const at = (p) => p.i * nx + p.j;
+    assert.ok(Math.abs(want[at(ocean)] - 273.15 - ocean.values.original) <= m["max_abs_diff_from_original_minus_273.15"] + 1e-12);
+    assert.equal(rgba[4 * at(ocean) + 3], 255);
+    assert.deepEqual(await page.evaluate(([i, j]) => window.demo.grib.pixel(i, j), [land.i, land.j]), [0, 0, 0, 0]);
+    // The line under the map: the packing, the bytes fetched (the message, in one request), the
+    // decode time and the largest difference from the float32 original.
+    const { info } = got;
+    assert.equal(info.template, m.keys.dataRepresentationTemplateNumber);
+    assert.equal(info.bits, m.keys.bitsPerValue);
+    assert.deepEqual(info.fetched, { bytes: m.length, requests: 1 });
+    assert.equal(info.flipped, false);
+    assert.equal(info.maxDiff, m["max_abs_diff_from_original_minus_273.15"]);
+    assert.ok(info.maxDiff <= (packing === "simple" ? 0.005 : 2 ** m.keys.binaryScaleFactor / 2 + 1e-5), `${packing}: ${info.maxDiff}`);
+    assert.deepEqual([info.missing, info.missingApart], [m.expected.nan, 0]);
+    const line = await page.textContent("#grib-info");
+    for (const said of [`template 5.${info.template} (${info.bits} bits a value`, `${m.length.toLocaleString("en")} bytes fetched in 1 range request`,
+      `largest difference from the float32 original ${info.maxDiff.toExponential(1)} °C`, "the original's land, cell for cell"]) {
+      assert.ok(line.includes(said), `${packing}: ${said} in ${line}`);
+    }
+    assert.match(line, /decoded in \d+(\.\d)? (µs|ms) /);
+  }
+  mkdirSync(join(root, "target"), { recursive: true });
+  await page.locator("#grib").screenshot({ path: join(root, "target/demo-grib.png") });
+  // Back to the top, where the tests that follow move the mouse over the map.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  assert.deepEqual(problems, []);
 });
 
 test("the uint8 and int16 forms are drawn by the GPU from their stored values, every cell the colour of get's value", async (t) => {
