@@ -149,6 +149,11 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// Section 3, the grid's definition.
+    pub(super) fn grid(&self) -> &Section<'a> {
+        &self.grid
+    }
+
     /// How many values [`Message::values`] gives: the grid's points where a bitmap spreads the
     /// coded values over them, else the coded values (as ecCodes' `values` key counts them).
     pub fn values_len(&self) -> Result<usize> {

@@ -19,6 +19,7 @@ use crate::dtype::DataType;
 use crate::error::{Error, Result};
 use crate::json::Value;
 
+mod adjust;
 mod bitmap;
 mod bits;
 mod ccsds;
@@ -58,6 +59,8 @@ pub struct Grib {
     cast: Option<DataType>,
     /// The array's data type.
     data_type: DataType,
+    /// gribberish's reordering of the grid (none for kerchunk's codec).
+    options: adjust::Options,
     /// Values in a chunk.
     count: usize,
 }
@@ -104,23 +107,33 @@ impl Grib {
         Ok(Self {
             var,
             cast: Some(cast),
+            options: adjust::Options::default(),
             data_type,
             count,
         })
     }
 
     fn gribberish(config: &Value, data_type: DataType, count: usize) -> Result<Self> {
+        let mut options = adjust::Options::default();
         if let Some(map) = config.as_object() {
             for (key, value) in map.iter() {
                 match key.as_str() {
                     "var" => {}
                     "adjust_longitude_range" | "north_up" => {
-                        if matches!(value, Value::Bool(true)) {
-                            return Err(Error::Unsupported {
-                                message: format!(
-                                    "gribberish: {key} is not supported; read the grid as stored"
-                                ),
-                            });
+                        let on = match value {
+                            Value::Bool(b) => *b,
+                            Value::Null => false,
+                            other => {
+                                return Err(Error::config(
+                                    GRIBBERISH,
+                                    format!("{key} must be true or false, got {other}"),
+                                ))
+                            }
+                        };
+                        if key == "north_up" {
+                            options.north_up = on;
+                        } else {
+                            options.adjust_longitude_range = on;
                         }
                     }
                     other => {
@@ -133,6 +146,7 @@ impl Grib {
         Ok(Self {
             var,
             cast: None,
+            options,
             data_type,
             count,
         })
@@ -161,11 +175,12 @@ impl Grib {
                 actual: len,
             });
         }
-        let values = match self.var {
+        let mut values = match self.var {
             Var::Values => msg.values()?,
             Var::Latitude => msg.latitudes()?,
             Var::Longitude => msg.longitudes()?,
         };
+        adjust::apply(msg.grid(), self.options, &mut values)?;
         if values.len() != self.count {
             return Err(Error::ChunkLength {
                 what: "values",

@@ -161,8 +161,8 @@ test("MultiZarrToZarr along steps: four messages, one request on the package's p
   assert.deepEqual(gribRequests(from).map((r) => r.range), [`bytes=${m.offset}-${m.offset + m.length - 1}`]);
 });
 
-test("gribberish's references: its zarr v3 codec reads the same values", async () => {
-  for (const name of ["steps.gribberish.json", "lambert.gribberish.json"]) {
+test("gribberish's references: its zarr v3 codec reads gribberish's values, with adjust_longitude_range and north_up too", async () => {
+  for (const name of ["steps.gribberish.json", "lambert.gribberish.json", "steps.gribberish-adjusted.json", "lambert.gribberish-adjusted.json"]) {
     const store = await referenceStore(`${site.url}/${name}`);
     const g = manifest.gribberish[name];
     const want = g.gribberish_values.map((v) => expected(v.same_as ?? v.values));
