@@ -180,6 +180,16 @@ impl Grib {
             Var::Latitude => msg.latitudes()?,
             Var::Longitude => msg.longitudes()?,
         };
+        if self.cast.is_none() && self.var == Var::Longitude {
+            // gribberish gives a projected grid's longitudes as its projection's inverse does,
+            // in [-180, 180), where ecCodes gives [0, 360) (a regular grid's coordinates are
+            // axes of their own in gribberish's references, never decoded from the message).
+            for lon in values.iter_mut() {
+                if *lon >= 180.0 {
+                    *lon -= 360.0;
+                }
+            }
+        }
         adjust::apply(msg.grid(), self.options, &mut values)?;
         if values.len() != self.count {
             return Err(Error::ChunkLength {

@@ -175,6 +175,18 @@ test("gribberish's references: its zarr v3 codec reads gribberish's values, with
   }
 });
 
+test("gribberish's references decode a Lambert grid's coordinates from the message: ecCodes' latitudes, longitudes in [-180, 180) as gribberish gives them", async () => {
+  const store = await referenceStore(`${site.url}/lambert.gribberish.json`);
+  const m = message("lambert.grib2", 0);
+  const lon = expected(m.expected.longitude).map((x) => (x >= 180 ? x - 360 : x));
+  for (const how of ["get", "zarr.get (registerCodecs)"]) {
+    sameValues((await PATHS[how](store, "latitude")).data, expected(m.expected.latitude), `gribberish latitude, ${how}`, PROJECTED);
+    const got = (await PATHS[how](store, "longitude")).data;
+    sameValues(got, lon, `gribberish longitude, ${how}`, PROJECTED);
+    assert.ok(got.every((x) => x < 0), "HRRR's longitudes west of Greenwich, as gribberish gives them");
+  }
+});
+
 test("refusals: damaged messages are CORRUPT_CHUNK naming the chunk, a write is UNSUPPORTED, and the module keeps working", async () => {
   const m = message("ccsds.grib2", 0);
   const { bytes, shape } = oneMessage(m, { var: m.var, dtype: "float64" });
