@@ -31,11 +31,9 @@ async function openFixture(name) {
   return zarr.open.v3(zarr.root(store), { kind: "array" });
 }
 
-test("registerCodecs replaces zarrita's built-in scale_offset and cast_value, and adds zfp, numcodecs.zfpy and numcodecs.pcodec", () => {
-  assert.equal(zarr.registry.has("zfp"), true);
-  assert.equal(zarr.registry.has("numcodecs.zfpy"), true);
-  assert.equal(zarr.registry.has("numcodecs.pcodec"), true);
-  assert.deepEqual([...CODEC_NAMES].sort(), ["cast_value", "numcodecs.pcodec", "numcodecs.zfpy", "scale_offset", "zfp"]);
+test("registerCodecs replaces zarrita's built-in scale_offset and cast_value, and adds zfp, numcodecs.zfpy, numcodecs.pcodec and the GRIB2 codecs", () => {
+  for (const name of ["zfp", "numcodecs.zfpy", "numcodecs.pcodec", "grib", "numcodecs.grib", "gribberish"]) assert.equal(zarr.registry.has(name), true, name);
+  assert.deepEqual([...CODEC_NAMES].sort(), ["cast_value", "grib", "gribberish", "numcodecs.grib", "numcodecs.pcodec", "numcodecs.zfpy", "scale_offset", "zfp"]);
   for (const name of REPLACED) {
     assert.ok(builtin.get(name), `zarrita ships ${name}`);
     assert.notEqual(zarr.registry.get(name), builtin.get(name));
