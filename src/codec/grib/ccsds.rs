@@ -96,23 +96,23 @@ pub(crate) fn decode(stream: &[u8], params: Params, count: usize) -> Result<Vec<
             ),
         });
     }
-    let bits = u32::from(bits);
-    let id_len = match bits {
+    let sample_bits = u32::from(bits);
+    let id_len = match sample_bits {
         17.. => 5,
         9..=16 => 4,
         3..=4 if flags & RESTRICTED != 0 => 2,
         1..=2 if flags & RESTRICTED != 0 => 1,
         _ => 3,
     };
-    let mut stream = Stream {
-        bits: Bits::new(stream),
-        sample_bits: bits,
+    let mut reader = Bits::new(stream);
+    let stream = Stream {
+        sample_bits,
         block: usize::from(block_size),
         id_len,
         uncompressed: (1 << id_len) - 1,
         rsi: usize::from(rsi),
     };
-    let mut post = Post::new(bits, flags);
+    let mut post = Post::new(sample_bits, flags);
     let preprocess = flags & PREPROCESS != 0;
     let interval = usize::from(rsi) * usize::from(block_size);
     let mut out = vec![0u32; count];
@@ -125,17 +125,23 @@ pub(crate) fn decode(stream: &[u8], params: Params, count: usize) -> Result<Vec<
         if count - at >= stream.block {
             // libaec's fast path: the whole block fits in the output. A stream that ends
             // within the block is read again, sample by sample.
-            let start = stream.bits;
-            let fast = stream.block(&mut out[at..], reference, used);
-            if stream.bits.overran() {
-                stream.bits = start;
+            let start = reader;
+            let fast = stream.block(&mut reader, &mut out[at..], reference, used);
+            if reader.overran() {
+                reader = start;
             } else {
                 block = Some(fast?);
             }
         }
         let block = match block {
             Some(block) => block,
-            None => stream.block_to_end(&mut out[at..], reference, used)?,
+            None => {
+                // (On a copy, so that the reader stays in registers.)
+                let mut copy = reader;
+                let block = stream.block_to_end(&mut copy, &mut out[at..], reference, used);
+                reader = copy;
+                block?
+            }
         };
         let written = &mut out[at..at + block.samples];
         post.apply(written, reference, block.zero);
@@ -147,7 +153,7 @@ pub(crate) fn decode(stream: &[u8], params: Params, count: usize) -> Result<Vec<
         if used == interval {
             used = 0;
             if flags & PAD_RSI != 0 {
-                stream.bits.align();
+                reader.align();
             }
         }
     }
@@ -192,19 +198,22 @@ impl<'a> Bits<'a> {
             self.next += loaded as usize;
             self.n += loaded << 3;
         } else {
-            self.refill_at_end();
+            *self = self.refill_at_end();
         }
     }
 
+    /// Byte by byte, zeros past the end. (By value, so that the caller's reader stays in
+    /// registers.)
     #[cold]
     #[inline(never)]
-    fn refill_at_end(&mut self) {
+    fn refill_at_end(mut self) -> Self {
         while self.n < 56 {
             let byte = self.data.get(self.next).copied().unwrap_or(0);
             self.acc |= u64::from(byte) << (56 - self.n);
             self.next += 1;
             self.n += 8;
         }
+        self
     }
 
     /// The next `k` bits, 1 to 32.
@@ -232,8 +241,9 @@ impl<'a> Bits<'a> {
         }
     }
 
-    /// A fundamental sequence past the loaded bits (all zeros).
-    #[inline(never)]
+    /// A fundamental sequence past the loaded bits (all zeros). Inlined, so that the reader
+    /// stays in registers.
+    #[inline(always)]
     fn fs_across(&mut self) -> u32 {
         let mut zeros = 0u32;
         loop {
@@ -275,6 +285,44 @@ impl<'a> Bits<'a> {
     fn fs_within(&mut self) -> Option<u32> {
         let fs = self.fs();
         (!self.overran()).then_some(fs)
+    }
+
+    /// `out.len()` fundamental sequences, each shifted left by `k`: all those that end in the
+    /// loaded bits at once, from the lowest one bit up, so that each takes a step of one
+    /// instruction (clearing the lowest one bit) rather than a count and a shift.
+    #[inline(always)]
+    fn fs_run(&mut self, out: &mut [u32], k: u32) {
+        let mut i = 0;
+        while i < out.len() {
+            self.refill();
+            // The loaded bits alone; a one bit ends each sequence.
+            let mut w = self.acc & !(u64::MAX >> self.n);
+            let ones = w.count_ones() as usize;
+            if ones == 0 {
+                // A sequence longer than the loaded bits.
+                out[i] = self.fs() << k;
+                i += 1;
+                continue;
+            }
+            let take = ones.min(out.len() - i);
+            for _ in take..ones {
+                // Those of the next block's parts, left.
+                w &= w - 1;
+            }
+            // Bit p (from the lowest) ends a sequence of the zeros down from the one bit
+            // above it (or from the top).
+            let mut p = w.trailing_zeros();
+            let used = 64 - p;
+            for x in out[i..i + take].iter_mut().rev() {
+                w &= w - 1;
+                let above = w.trailing_zeros();
+                *x = (above - p - 1) << k;
+                p = above;
+            }
+            self.acc <<= used;
+            self.n -= used;
+            i += take;
+        }
     }
 }
 
@@ -325,8 +373,7 @@ impl Block {
     }
 }
 
-struct Stream<'a> {
-    bits: Bits<'a>,
+struct Stream {
     sample_bits: u32,
     block: usize,
     /// Bits of a coding option id.
@@ -337,7 +384,7 @@ struct Stream<'a> {
     rsi: usize,
 }
 
-impl Stream<'_> {
+impl Stream {
     /// The samples of a run of zero blocks (after the reference sample), `used` samples into
     /// the interval.
     fn zero_run(&self, fs: u32, reference: bool, used: usize) -> Result<usize> {
@@ -363,20 +410,26 @@ impl Stream<'_> {
     /// One coding option's samples into `out` (at least a block long), the whole block read
     /// at once; the caller reads it again with `block_to_end` if the stream overran.
     #[inline(always)]
-    fn block(&mut self, out: &mut [u32], reference: bool, used: usize) -> Result<Block> {
+    fn block(
+        &self,
+        reader: &mut Bits,
+        out: &mut [u32],
+        reference: bool,
+        used: usize,
+    ) -> Result<Block> {
         let r = usize::from(reference);
         let n = self.block;
-        let id = self.bits.get(self.id_len);
+        let id = reader.get(self.id_len);
         if id == 0 {
-            let second_extension = self.bits.get(1) == 1;
+            let second_extension = reader.get(1) == 1;
             if reference {
-                out[0] = self.bits.get(self.sample_bits);
+                out[0] = reader.get(self.sample_bits);
             }
             if second_extension {
                 let out = &mut out[..n];
                 let mut i = r;
                 while i < n {
-                    let m = self.bits.fs();
+                    let m = reader.fs();
                     let Some(&(beta, b)) = SE.get(m as usize) else {
                         return Err(second_extension_symbol(m));
                     };
@@ -389,7 +442,7 @@ impl Stream<'_> {
                 }
                 Ok(Block::full(n))
             } else {
-                let fs = self.bits.fs();
+                let fs = reader.fs();
                 let zeros = self.zero_run(fs, reference, used)?;
                 let room = out.len() - r;
                 let written = zeros.min(room);
@@ -402,21 +455,19 @@ impl Stream<'_> {
             }
         } else if id == self.uncompressed {
             for x in &mut out[..n] {
-                *x = self.bits.get(self.sample_bits);
+                *x = reader.get(self.sample_bits);
             }
             Ok(Block::full(n))
         } else {
             let k = id - 1;
             let out = &mut out[..n];
             if reference {
-                out[0] = self.bits.get(self.sample_bits);
+                out[0] = reader.get(self.sample_bits);
             }
-            for x in &mut out[r..] {
-                *x = self.bits.fs() << k;
-            }
+            reader.fs_run(&mut out[r..], k);
             if k > 0 {
                 for x in &mut out[r..] {
-                    *x |= self.bits.get(k);
+                    *x |= reader.get(k);
                 }
             }
             Ok(Block::full(n))
@@ -425,30 +476,36 @@ impl Stream<'_> {
 
     /// One coding option's samples into `out` (the output's room), sample by sample as
     /// libaec's slow path reads them: it stops where the stream or the room ends.
-    fn block_to_end(&mut self, out: &mut [u32], reference: bool, used: usize) -> Result<Block> {
+    fn block_to_end(
+        &self,
+        reader: &mut Bits,
+        out: &mut [u32],
+        reference: bool,
+        used: usize,
+    ) -> Result<Block> {
         let room = out.len();
         let r = usize::from(reference);
         let n = self.block;
         let sample_bits = u64::from(self.sample_bits);
-        if self.bits.left() < u64::from(self.id_len) {
+        if reader.left() < u64::from(self.id_len) {
             return Ok(Block::cut(0));
         }
-        let id = self.bits.get(self.id_len);
+        let id = reader.get(self.id_len);
         let low_entropy = id == 0;
-        if low_entropy && self.bits.left() < 1 {
+        if low_entropy && reader.left() < 1 {
             return Ok(Block::cut(0));
         }
-        let second_extension = low_entropy && self.bits.get(1) == 1;
+        let second_extension = low_entropy && reader.get(1) == 1;
         if reference && id != self.uncompressed {
-            if self.bits.left() < sample_bits || room == 0 {
+            if reader.left() < sample_bits || room == 0 {
                 return Ok(Block::cut(0));
             }
-            out[0] = self.bits.get(self.sample_bits);
+            out[0] = reader.get(self.sample_bits);
         }
         if second_extension {
             let mut i = r;
             while i < n {
-                let Some(m) = self.bits.fs_within() else {
+                let Some(m) = reader.fs_within() else {
                     return Ok(Block::cut(i));
                 };
                 let Some(&(beta, b)) = SE.get(m as usize) else {
@@ -469,7 +526,7 @@ impl Stream<'_> {
             }
             Ok(Block::full(n))
         } else if low_entropy {
-            let Some(fs) = self.bits.fs_within() else {
+            let Some(fs) = reader.fs_within() else {
                 return Ok(Block::cut(r));
             };
             let zeros = self.zero_run(fs, reference, used)?;
@@ -482,10 +539,10 @@ impl Stream<'_> {
             })
         } else if id == self.uncompressed {
             for (i, x) in out.iter_mut().take(n).enumerate() {
-                if self.bits.left() < sample_bits {
+                if reader.left() < sample_bits {
                     return Ok(Block::cut(i));
                 }
-                *x = self.bits.get(self.sample_bits);
+                *x = reader.get(self.sample_bits);
             }
             Ok(if room < n {
                 Block::cut(room)
@@ -496,17 +553,17 @@ impl Stream<'_> {
             let k = id - 1;
             let mut high = [0u32; 64];
             for h in &mut high[r..n] {
-                let Some(fs) = self.bits.fs_within() else {
+                let Some(fs) = reader.fs_within() else {
                     return Ok(Block::cut(r));
                 };
                 *h = fs << k;
             }
             for i in r..n {
-                if i == room || self.bits.left() < u64::from(k) {
+                if i == room || reader.left() < u64::from(k) {
                     return Ok(Block::cut(i));
                 }
                 out[i] = if k > 0 {
-                    high[i] | self.bits.get(k)
+                    high[i] | reader.get(k)
                 } else {
                     high[i]
                 };
@@ -609,17 +666,37 @@ impl Post {
             }
         } else {
             let half = xmax / 2 + 1;
-            for x in rest {
-                let d = *x;
-                // The distance to the nearer end of the range, from the upper half's end (xmax)
-                // or the lower one's (0).
-                let end = if last & half != 0 { xmax } else { 0 };
-                last = if (d >> 1) + (d & 1) <= end ^ last {
-                    last.wrapping_add((d >> 1) ^ (d & 1).wrapping_neg())
-                } else {
-                    end ^ d
-                };
-                *x = last & mask;
+            for chunk in rest.chunks_mut(64) {
+                // Each residual first taken as the difference it stands for when it is within
+                // the reach of the last sample's nearer end of the range (the usual case): a
+                // chain of one addition a sample. A chunk where one is not is done again,
+                // sample by sample.
+                let mut residuals = [0u32; 64];
+                residuals[..chunk.len()].copy_from_slice(chunk);
+                let mut x = last;
+                let mut within = true;
+                for v in chunk.iter_mut() {
+                    let d = *v;
+                    let end = if x & half != 0 { xmax } else { 0 };
+                    within &= (d >> 1) + (d & 1) <= end ^ x;
+                    x = x.wrapping_add((d >> 1) ^ (d & 1).wrapping_neg());
+                    *v = x & mask;
+                }
+                if within {
+                    last = x;
+                    continue;
+                }
+                for (v, &d) in chunk.iter_mut().zip(&residuals) {
+                    // The distance to the nearer end of the range, from the upper half's end
+                    // (xmax) or the lower one's (0).
+                    let end = if last & half != 0 { xmax } else { 0 };
+                    last = if (d >> 1) + (d & 1) <= end ^ last {
+                        last.wrapping_add((d >> 1) ^ (d & 1).wrapping_neg())
+                    } else {
+                        end ^ d
+                    };
+                    *v = last & mask;
+                }
             }
         }
         self.last = last;
