@@ -734,6 +734,63 @@ mod tests {
     }
 
     #[test]
+    fn signed_samples_are_sign_extended_with_preprocessing_alone() {
+        // ecCodes' integers of 0 to 4095 in 12 bits, read back through libaec as signed.
+        let cases = cases();
+        let case = |name: &str| cases.iter().find(|c| c.name == name).unwrap();
+        let extended = case("ccsds_37x19_b12_signed");
+        assert_eq!(extended.ccsds.unwrap().0, SIGNED | PREPROCESS);
+        assert!(extended.expected.iter().any(|&x| x >= 0xF800));
+        assert!(extended
+            .expected
+            .iter()
+            .all(|&x| !(0x800..0xF800).contains(&x)));
+        let raw = case("ccsds_37x19_b12_signed_unprocessed");
+        assert_eq!(raw.ccsds.unwrap().0, SIGNED);
+        assert!(raw.expected.iter().any(|&x| x >= 0x800));
+        assert!(raw.expected.iter().all(|&x| x < 0x1000));
+    }
+
+    #[test]
+    fn runs_of_zero_blocks_decode() {
+        // Runs to the end of a 64-block segment or of the stream (ROS) among them.
+        for name in ["ccsds_96x48_b12_runs", "ccsds_96x48_b12_runs_flags0"] {
+            let cases = cases();
+            let case = cases.iter().find(|c| c.name == name).unwrap();
+            let got = decode(&case.stream, params(case), case.count).unwrap();
+            assert!(got == case.expected, "{name}");
+            let runs = case
+                .expected
+                .windows(200)
+                .any(|w| w.iter().all(|&x| x == w[0]));
+            assert!(runs, "{name}: no run of 200 equal values");
+        }
+    }
+
+    #[test]
+    fn a_stream_cut_within_a_block_gives_the_samples_before_the_cut() {
+        // As libaec's slow path writes them, one at a time.
+        let mut within = 0;
+        for case in cases() {
+            let p = params(&case);
+            let s = &case.stream;
+            for cut in [s.len() / 3, s.len() / 2, s.len() * 3 / 4] {
+                let most = (0..=case.count)
+                    .rev()
+                    .find(|&n| decode(&s[..cut], p, n).is_ok())
+                    .unwrap();
+                let got = decode(&s[..cut], p, most).unwrap();
+                assert!(got == case.expected[..most], "{} cut at {cut}", case.name);
+                assert!(most < case.count, "{} cut at {cut}", case.name);
+                if most % usize::from(p.block_size) != 0 {
+                    within += 1;
+                }
+            }
+        }
+        assert!(within > 0);
+    }
+
+    #[test]
     fn a_constant_field_reads_no_stream() {
         let p = Params {
             bits: 0,
@@ -757,6 +814,11 @@ mod tests {
             Params {
                 block_size: 7,
                 flags: p.flags | NOT_ENFORCE,
+                ..p
+            },
+            Params {
+                bits: 6,
+                flags: p.flags | RESTRICTED,
                 ..p
             },
             Params { rsi: 0, ..p },
