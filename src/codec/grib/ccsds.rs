@@ -21,7 +21,9 @@
 //! there); where the stream runs out within a block, the samples before that point count, as
 //! libaec writes them one at a time there. libaec's errors are errors here too: a run of zero
 //! blocks past the end of its interval, a second-extension symbol above 90, and the
-//! parameters its `aec_decode_init` refuses.
+//! parameters its `aec_decode_init` refuses. (libaec's fast path also refuses some damaged
+//! streams close to their end, for want of input past the block it reads; those decode here
+//! to the integers libaec gives when more bytes follow.)
 
 // The message decoder (message.rs) calls `decode`; until it does, only the tests do.
 #![cfg_attr(not(test), allow(dead_code))]
