@@ -53,6 +53,19 @@ pub(super) fn coordinates(s3: &Section, axis: Axis) -> Result<Vec<f64>> {
     }
 }
 
+/// A projected grid's two sizes (octets 31-34 and 35-38, named `names` in messages), checked to
+/// make its `points` points.
+fn projected_size(s3: &Section, points: usize, names: (&str, &str)) -> Result<(i64, i64)> {
+    let (x, y) = (s3.u32(31)? as i64, s3.u32(35)? as i64);
+    if x.checked_mul(y) != Some(points as i64) {
+        return Err(corrupt(format!(
+            "{} x {} = {x} x {y} differs from the grid's {points} points",
+            names.0, names.1
+        )));
+    }
+    Ok((x, y))
+}
+
 /// A `g2grid` angle: micro-degrees, or units of the basic angle's subdivisions.
 fn g2_degrees(value: i64, basic: i64, subdivisions: i64) -> f64 {
     if value == MISSING_LONG {
@@ -352,13 +365,7 @@ fn polar_stereographic(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f6
                 "a polar stereographic grid on an ellipsoid (ecCodes computes it on a sphere only)",
             )),
         };
-    let nx = s3.u32(31)? as i64;
-    let ny = s3.u32(35)? as i64;
-    if nx.checked_mul(ny) != Some(points as i64) {
-        return Err(corrupt(format!(
-            "Nx x Ny = {nx} x {ny} differs from the grid's {points} points"
-        )));
-    }
+    let (nx, ny) = projected_size(s3, points, ("Nx", "Ny"))?;
     let lat_first = scale(s3.i32(39)?, 1e6) * DEG2RAD;
     let lon_first = scale(s3.u32(43)? as i64, 1e6) * DEG2RAD;
     let centre_lat = scale(s3.i32(48)?, 1e6) * DEG2RAD;
@@ -429,13 +436,7 @@ fn mercator(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
         Earth::Sphere { radius } => (radius, radius),
         Earth::Spheroid { major, minor } => (major, minor),
     };
-    let ni = s3.u32(31)? as i64;
-    let nj = s3.u32(35)? as i64;
-    if ni.checked_mul(nj) != Some(points as i64) {
-        return Err(corrupt(format!(
-            "Ni x Nj = {ni} x {nj} differs from the grid's {points} points"
-        )));
-    }
+    let (ni, nj) = projected_size(s3, points, ("Ni", "Nj"))?;
     let lat_first = scale(s3.i32(39)?, 1e6) * DEG2RAD;
     let lon_first = scale(s3.i32(43)?, 1e6) * DEG2RAD;
     let lad = scale(s3.i32(48)?, 1e6) * DEG2RAD;
@@ -479,14 +480,8 @@ fn mercator(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
 /// first one along +x then +y whatever the scanning mode says (ecCodes' choice, GRIB-405).
 fn lambert_conformal(s3: &Section, points: usize, axis: Axis) -> Result<Vec<f64>> {
     s3.require(81, "grid definition template 3.30")?;
-    let nx = s3.u32(31)? as i64;
-    let ny = s3.u32(35)? as i64;
+    let (nx, ny) = projected_size(s3, points, ("Nx", "Ny"))?;
     let earth = earth(s3)?;
-    if nx.checked_mul(ny) != Some(points as i64) {
-        return Err(corrupt(format!(
-            "Nx x Ny = {nx} x {ny} differs from the grid's {points} points"
-        )));
-    }
     let lat_first = scale(s3.i32(39)?, 1e6);
     let lon_first = scale(s3.u32(43)? as i64, 1e6);
     let lad = scale(s3.i32(48)?, 1e6);
