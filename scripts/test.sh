@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step's heading gives the seconds since the start, so a log shows where the time goes.
+step() { printf '\n== %s (at %ss)\n' "$*" "$SECONDS"; }
 
 step "cargo fmt, clippy"
 cargo fmt --all -- --check
@@ -40,3 +41,4 @@ step "Node tests"
 # Two test files at a time (Node's default on two cores is one): most of them wait on Chromium,
 # a child process or the network, and two at once take 376 s where one at a time took 457 s.
 node --test --test-concurrency=2 tests/node/*/*.test.mjs
+printf '\n== done (at %ss)\n' "$SECONDS"
