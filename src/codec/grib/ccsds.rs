@@ -25,9 +25,6 @@
 //! streams close to their end, for want of input past the block it reads; those decode here
 //! to the integers libaec gives when more bytes follow.)
 
-// The message decoder (message.rs) calls `decode`; until it does, only the tests do.
-#![cfg_attr(not(test), allow(dead_code))]
-
 use crate::error::{Error, Result};
 
 /// The section 5 parameters of template 5.42 that the stream needs.

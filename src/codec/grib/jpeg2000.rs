@@ -14,9 +14,6 @@
 //! ecCodes cannot decode are refused: an image of more values than `count` (ecCodes copies
 //! them all into its `count`-value array) and a signed component (an assertion there).
 
-// The message decoder (message.rs) calls `decode`; until it does, only the tests do.
-#![cfg_attr(not(test), allow(dead_code))]
-
 use std::ffi::{c_char, c_void, CStr};
 
 use openjp2::openjpeg::{

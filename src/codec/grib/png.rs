@@ -14,9 +14,6 @@
 //! assertion there) and one of other than `count` values (ecCodes writes them all into its
 //! `count`-value array).
 
-// The message decoder (message.rs) calls `decode`; until it does, only the tests do.
-#![cfg_attr(not(test), allow(dead_code))]
-
 use crate::error::{Error, Result};
 
 const WHAT: &str = "PNG (template 5.41)";
