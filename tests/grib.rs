@@ -291,6 +291,38 @@ fn own_templates() -> Vec<Fixture> {
     out
 }
 
+/// A JPEG 2000 codestream whose header claims a larger image than the message's values is
+/// refused before OpenJPEG allocates the image (a fuzzed message asked for gigabytes so).
+#[test]
+fn a_jpeg_2000_image_larger_than_the_field_is_refused_before_it_is_allocated() {
+    let f = fixtures()
+        .into_iter()
+        .find(|f| f.template == 40)
+        .expect("a JPEG 2000 message");
+    let mut secs = sections(&f.bytes);
+    let at = secs.iter().position(|(n, _)| *n == 7).unwrap();
+    // SIZ: the marker, Lsiz and Rsiz (2 octets each), then Xsiz and Ysiz.
+    let siz = secs[at]
+        .1
+        .windows(2)
+        .position(|w| w == [0xFF, 0x51])
+        .expect("a SIZ marker");
+    for (xsiz, ysiz) in [(0x7FFF_FFFFu32, 0x7FFF_FFFFu32), (60_000, 60_000), (1, 1)] {
+        let s7 = &mut secs[at].1;
+        s7[siz + 6..siz + 10].copy_from_slice(&xsiz.to_be_bytes());
+        s7[siz + 10..siz + 14].copy_from_slice(&ysiz.to_be_bytes());
+        // One tile, as GRIB's encoders write: XTsiz and YTsiz the image's.
+        s7[siz + 22..siz + 26].copy_from_slice(&xsiz.to_be_bytes());
+        s7[siz + 26..siz + 30].copy_from_slice(&ysiz.to_be_bytes());
+        let m = assemble(&f.bytes, &secs);
+        let r = Message::parse(&m).and_then(|msg| msg.values());
+        assert!(
+            matches!(&r, Err(Error::CorruptChunk { .. })),
+            "{xsiz} x {ysiz}: {r:?}"
+        );
+    }
+}
+
 #[test]
 fn cut_messages_are_refused() {
     for f in fixtures() {

@@ -38,7 +38,7 @@ fn corrupt(message: impl std::fmt::Display) -> Error {
 /// points as one row).
 pub(crate) fn decode(stream: &[u8], count: usize) -> Result<Vec<u32>> {
     let mut session = Session::open(stream)?;
-    let image = session.decode()?;
+    let image = session.decode(count)?;
     let Some([component]) = image.comps() else {
         let n = image.numcomps;
         return Err(corrupt(format!("the image has {n} components, not one")));
@@ -178,14 +178,35 @@ impl<'a> Session<'a> {
         Ok(session)
     }
 
-    /// Reads the header and decodes the image.
-    fn decode(&mut self) -> Result<&opj_image_t> {
+    /// Reads the header and decodes the image, if the header describes one component of
+    /// `count` samples: OpenJPEG allocates the image the header describes before it decodes
+    /// anything, so a damaged header could otherwise ask for any amount of memory.
+    fn decode(&mut self, count: usize) -> Result<&opj_image_t> {
         // SAFETY: as in `open`; the image is OpenJPEG's until Drop destroys it.
         unsafe {
             if opj_read_header(self.stream, self.codec, &mut self.image) == 0
                 || self.image.is_null()
             {
                 return Err(self.failure("failed to read the header"));
+            }
+            let image = &*self.image;
+            let Some([component]) = image.comps() else {
+                let n = image.numcomps;
+                return Err(corrupt(format!("the image has {n} components, not one")));
+            };
+            // A component's size as OpenJPEG computes it: ceil(x1 / dx) - ceil(x0 / dx).
+            let side = |from: u32, to: u32, step: u32| -> u64 {
+                let step = u64::from(step.max(1));
+                u64::from(to)
+                    .div_ceil(step)
+                    .saturating_sub(u64::from(from).div_ceil(step))
+            };
+            let w = side(image.x0, image.x1, component.dx);
+            let h = side(image.y0, image.y1, component.dy);
+            if w.checked_mul(h) != Some(count as u64) {
+                return Err(corrupt(format!(
+                    "the image has {w} x {h} values, the message {count}"
+                )));
             }
             if opj_decode(self.codec, self.stream, self.image) == 0 {
                 return Err(self.failure("failed to decode"));
