@@ -496,3 +496,30 @@ pub fn pcodec_decode(data: &[u8]) {
     // (Not assert_eq: the values can be 32 KiB.)
     assert!(back == values, "re-encoded values decode to the same bytes");
 }
+
+/// Arbitrary bytes as one GRIB2 message: its values, latitudes and longitudes are decoded where
+/// the headers count at most 2^20 of them (a chunk holds what its shape says; the codec checks
+/// the count before decoding, so larger claims never reach the decoder). Any error is fine; a
+/// panic, a read past the message or a field of another length than the headers counted is not.
+#[cfg(feature = "grib")]
+pub fn grib_decode(data: &[u8]) {
+    use crate::codec::grib::message::Message;
+    const MOST: usize = 1 << 20;
+    let Ok(msg) = Message::parse(data) else {
+        return;
+    };
+    if let Ok(n) = msg.values_len() {
+        if n <= MOST {
+            if let Ok(values) = msg.values() {
+                assert_eq!(values.len(), n, "a field has the values its headers count");
+            }
+        }
+    }
+    if let Ok(n) = msg.points_len() {
+        if n <= MOST {
+            for c in [msg.latitudes(), msg.longitudes()].into_iter().flatten() {
+                assert_eq!(c.len(), n, "a grid has the points its headers count");
+            }
+        }
+    }
+}
