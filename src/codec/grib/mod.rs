@@ -152,12 +152,6 @@ impl Grib {
         })
     }
 
-    /// The message's values (or coordinates) as the codec gives them, before the cast into the
-    /// array's type.
-    pub fn decode_f64(&self, message: &[u8]) -> Result<Vec<f64>> {
-        self.decode_map(message, |x| x)
-    }
-
     /// The message's values (or coordinates), each through kerchunk's missing-value rule and
     /// cast, then `into` the array's type: one pass over the decoded values.
     fn decode_map<T>(&self, message: &[u8], into: impl Fn(f64) -> T) -> Result<Vec<T>> {
