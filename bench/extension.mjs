@@ -17,8 +17,17 @@
 // range of BENCH_ROUNDS rounds (default 8) after 2 warm-up rounds, in a seeded shuffled order;
 // the main thread's busy time during each read (performance.eventLoopUtilization()'s active
 // time), with the garbage of the read before collected first under --expose-gc.
-// `--json` prints the figures as JSON; BENCH_STORES=name,name reads only those stores.
+// `--json` prints the figures as JSON; BENCH_STORES=name,name reads only those stores;
+// BENCH_CONTENDERS=name,name times only those contenders (the table then shows "-" for the rest).
+// `--profile`: after the timing, each one-thread contender's reads (BENCH_PROFILE_READS, default
+// 10) run again under the CPU profiler (node:inspector, 100 us samples), and the sampled time is
+// printed by phase, ms a read: wasm (decoding), zarrita's JavaScript (its indexing and its copy
+// of each chunk into the output), numcodecs.js's JavaScript (zarrita's own codecs), the
+// package's JavaScript (the wrapped store's bookkeeping, and each chunk's copy out of wasm memory),
+// the engine's builtins (allocation, typed-array copies, promises), garbage collection, the
+// store (the bench's in-memory store), and the rest (idle, program).
 import { execFileSync } from "node:child_process";
+import { Session } from "node:inspector/promises";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -32,9 +41,12 @@ const N = Number(process.env.BENCH_N ?? 2048);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const POOL = Number(process.env.BENCH_POOL ?? 2);
 const JSON_OUT = process.argv.includes("--json");
+const PROFILE = process.argv.includes("--profile");
+const PROFILE_READS = Number(process.env.BENCH_PROFILE_READS ?? 10);
 const ALL = ["v3-zstd", "v3-blosc", "v3-sharded", "v2-blosc", "v2-zstd"].flatMap((c) => [`${c}-float64`, `${c}-uint8`]);
 // BENCH_STORES=a,b reads only those.
 const STORES = process.env.BENCH_STORES ? process.env.BENCH_STORES.split(",") : ALL;
+const CONTENDERS = process.env.BENCH_CONTENDERS?.split(",") ?? ["zarrita", "registerCodecs", "wrapped", "wrapped, pool", "zarr.get alone"];
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const dir = join(root, `target/bench-extension-${N}`);
@@ -62,7 +74,7 @@ function inMemory(storeDir) {
 // zarrita loads an array's codecs on its first chunk and keeps them: its own arrays are opened
 // and read once while the registry holds zarrita's codecs, before registerCodecs() replaces them.
 const zarritas = {};
-for (const name of STORES) {
+for (const name of CONTENDERS.includes("zarrita") ? STORES : []) {
   zarritas[name] = await zarr.open(zarr.root(inMemory(join(dir, `${name}.zarr`))), { kind: "array" });
   await zarr.get(zarritas[name]);
 }
@@ -82,18 +94,53 @@ const held = zarr.defineStoreExtension(() => {
     }))],
   };
 });
+/** The phase of a profile node's function (see `--profile` above). */
+const PACKAGE_JS = new URL(".", import.meta.resolve("zarr-wasm-codecs")).href;
+function phaseOf({ functionName, url }) {
+  if (functionName === "(garbage collector)") return "GC";
+  if (functionName === "(idle)" || functionName === "(program)" || functionName === "(root)") return "rest";
+  if (url.startsWith("wasm://") || /^\$/.test(functionName)) return "wasm";
+  if (/[\\/]node_modules[\\/]numcodecs[\\/]/.test(url)) return "numcodecs.js";
+  if (/[\\/]node_modules[\\/]zarrita[\\/]/.test(url)) return "zarrita JS";
+  if (url.startsWith(PACKAGE_JS)) return "package JS";
+  if (/[\\/]bench[\\/]/.test(url)) return "store";
+  if (!url || url.startsWith("node:")) return "builtins";
+  return "rest";
+}
+const PHASES = ["wasm", "zarrita JS", "numcodecs.js", "package JS", "builtins", "GC", "store", "rest"];
+
+/** The sampled time of PROFILE_READS reads of `arr`, by phase, ms a read. */
+async function profiled(arr) {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  for (let i = 0; i < PROFILE_READS; i++) await zarr.get(arr);
+  const { profile } = await session.post("Profiler.stop");
+  session.disconnect();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const out = Object.fromEntries(PHASES.map((p) => [p, 0]));
+  for (let i = 0; i < profile.samples.length; i++) {
+    out[phaseOf(byId.get(profile.samples[i]).callFrame)] += profile.timeDeltas[i] / 1000 / PROFILE_READS;
+  }
+  return out;
+}
+
 const results = [];
 for (const name of STORES) {
   const files = join(dir, `${name}.zarr`);
   const expected = readFileSync(join(dir, `${name}.expected.bin`));
   const opened = async (store) => zarr.open(zarr.root(store), { kind: "array" });
-  const arrays = {
-    zarrita: zarritas[name],
-    registerCodecs: await opened(inMemory(files)),
-    wrapped: await opened(withWasmCodecs(inMemory(files))),
-    "wrapped, pool": await opened(withWasmCodecs(inMemory(files), { pool })),
-    "zarr.get alone": await opened(await zarr.extendStore(inMemory(files), withWasmCodecs, held)),
+  const every = {
+    zarrita: async () => zarritas[name],
+    registerCodecs: () => opened(inMemory(files)),
+    wrapped: () => opened(withWasmCodecs(inMemory(files))),
+    "wrapped, pool": () => opened(withWasmCodecs(inMemory(files), { pool })),
+    "zarr.get alone": async () => opened(await zarr.extendStore(inMemory(files), withWasmCodecs, held)),
   };
+  const arrays = {};
+  for (const [k, make] of Object.entries(every)) if (CONTENDERS.includes(k)) arrays[k] = await make();
   for (const [k, arr] of Object.entries(arrays)) {
     const got = await zarr.get(arr);
     const bytes = Buffer.from(got.data.buffer, got.data.byteOffset, got.data.byteLength);
@@ -120,6 +167,10 @@ for (const name of STORES) {
   for (const k of Object.keys(arrays)) {
     row[k] = { median: median(times[k]), min: Math.min(...times[k]), max: Math.max(...times[k]), busy: median(busy[k]) };
   }
+  if (PROFILE) {
+    row.profile = {};
+    for (const k of ["registerCodecs", "wrapped", "zarrita"].filter((k) => arrays[k])) row.profile[k] = await profiled(arrays[k]);
+  }
   results.push(row);
 }
 await pool.terminate();
@@ -127,13 +178,25 @@ await pool.terminate();
 if (JSON_OUT) {
   console.log(JSON.stringify({ n: N, rounds: ROUNDS, pool: POOL, results }, null, 2));
 } else {
-  const f = (x) => `${x.median.toFixed(1)} (${x.min.toFixed(1)}-${x.max.toFixed(1)})`;
+  const f = (x) => (x ? `${x.median.toFixed(1)} (${x.min.toFixed(1)}-${x.max.toFixed(1)})` : "-");
+  const ratio = (a, b) => (a && b ? `${(a.median / b.median).toFixed(2)}x` : "-");
   console.log(`zarr.get over withWasmCodecs, ${N}x${N}, 256^2 chunks, in memory; median (range) ms over ${ROUNDS} rounds; pool of ${POOL}`);
   console.log("| store | zarrita | registerCodecs | wrapped | wrapped, pool | wrapped / registerCodecs | pool / zarrita | main-thread busy: pool / wrapped | zarr.get alone / wrapped |");
   console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const [z, reg, w, p, alone] = [r.zarrita, r.registerCodecs, r.wrapped, r["wrapped, pool"], r["zarr.get alone"]];
-    const share = (x) => `${((100 * x.busy) / w.busy).toFixed(1)}%`;
-    console.log(`| ${r.store} | ${f(z)} | ${f(reg)} | ${f(w)} | ${f(p)} | ${(reg.median / w.median).toFixed(2)}x | ${(z.median / p.median).toFixed(2)}x | ${share(p)} | ${share(alone)} |`);
+    const share = (x) => (x && w ? `${((100 * x.busy) / w.busy).toFixed(1)}%` : "-");
+    console.log(`| ${r.store} | ${f(z)} | ${f(reg)} | ${f(w)} | ${f(p)} | ${ratio(reg, w)} | ${ratio(z, p)} | ${share(p)} | ${share(alone)} |`);
+  }
+  if (PROFILE) {
+    console.log(`\nSampled time by phase, ms a read (${PROFILE_READS} reads each, under the profiler)`);
+    console.log(`| store | contender | ${PHASES.join(" | ")} | sampled |`);
+    console.log(`|---|---|${PHASES.map(() => "---|").join("")}---|`);
+    for (const r of results) {
+      for (const [k, phases] of Object.entries(r.profile)) {
+        const total = PHASES.reduce((t, p) => t + phases[p], 0);
+        console.log(`| ${r.store} | ${k} | ${PHASES.map((p) => phases[p].toFixed(1)).join(" | ")} | ${total.toFixed(1)} |`);
+      }
+    }
   }
 }

@@ -138,18 +138,23 @@ export async function naming<T>(path: string, work: () => Promise<T>, signal?: A
     return await work();
   } catch (e) {
     if (signal?.aborted && e === signal.reason) throw e;
-    const prefix = `array "${path}": `;
-    if (isCodecError(e)) {
-      if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
-      throw withFields(e, { path });
-    }
-    if (!(e instanceof Error) || e.name === "AbortError") throw e;
-    const inner = codedWithin(e);
-    const code = inner?.code ?? ZARRITA_CODES[(e as { _tag?: string })._tag ?? ""];
-    if (!code) throw withFields(codedError("INTERNAL", prefix + e.message, e), { path });
-    const message = inner ? `${e.message}: ${inner.message}` : e.message;
-    throw withFields(codedError(code, message.startsWith(prefix) ? message : prefix + message, e), { path, key: inner?.key, codec: inner?.codec });
+    throw named(path, e);
   }
+}
+
+/** What `naming` throws for `e`, thrown by work on the array at `path` (without a signal). */
+export function named(path: string, e: unknown): never {
+  const prefix = `array "${path}": `;
+  if (isCodecError(e)) {
+    if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
+    throw withFields(e, { path });
+  }
+  if (!(e instanceof Error) || e.name === "AbortError") throw e;
+  const inner = codedWithin(e);
+  const code = inner?.code ?? ZARRITA_CODES[(e as { _tag?: string })._tag ?? ""];
+  if (!code) throw withFields(codedError("INTERNAL", prefix + e.message, e), { path });
+  const message = inner ? `${e.message}: ${inner.message}` : e.message;
+  throw withFields(codedError(code, message.startsWith(prefix) ? message : prefix + message, e), { path, key: inner?.key, codec: inner?.codec });
 }
 
 /**
@@ -160,13 +165,18 @@ export async function namingChunk<T>(key: string, work: () => T | Promise<T>): P
   try {
     return await work();
   } catch (e) {
-    const prefix = `chunk ${key}: `;
-    if (isCodecError(e)) {
-      if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
-      withFields(e, { key });
-    }
-    throw e;
+    throw nameChunk(key, e);
   }
+}
+
+/** `e`, where it is an error of the package's, with the chunk at `key` named (see `namingChunk`). */
+export function nameChunk(key: string, e: unknown): unknown {
+  const prefix = `chunk ${key}: `;
+  if (isCodecError(e)) {
+    if (!e.message.startsWith(prefix)) e.message = prefix + e.message;
+    withFields(e, { key });
+  }
+  return e;
 }
 
 /**

@@ -165,6 +165,23 @@ function plainStrides(r: TileReader): number[] | null {
 }
 
 /**
+ * A whole chunk's values in an array of their own, where its stored bytes (`stored`, its bytes ->
+ * bytes codecs undone) are its values (see `placeStored`); undefined where they are not, or
+ * `region` is not the whole chunk. One copy: `ArrayBuffer.prototype.slice` does not zero the new
+ * buffer first, as a new typed array is before values are copied into it. The length is checked
+ * (CHUNK_LENGTH) as `placeChunk` checks it.
+ */
+export function storedValues(r: TileReader, stored: Uint8Array, region: Uint32Array, Out: TypedArrayCtor): TypedArray | undefined {
+  const strides = plainStrides(r);
+  if (!strides || strides.length * 3 !== region.length) return undefined;
+  for (let d = 0; d < strides.length; d++) {
+    if (region[3 * d] !== 0 || region[3 * d + 1] !== 1 || (d > 0 && strides[d - 1] !== strides[d] * region[3 * d + 2])) return undefined;
+  }
+  const total = r.checkChunk!(stored.length, region);
+  return new Out(stored.buffer.slice(stored.byteOffset, stored.byteOffset + total * Out.BYTES_PER_ELEMENT));
+}
+
+/**
  * Places the box `region` ((first, step, count) per dimension) of one chunk, whose bytes ->
  * bytes codecs are already undone, into `to`'s runs. `memory` is the reader's module's.
  */

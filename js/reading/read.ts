@@ -9,7 +9,7 @@ import { ownSignal } from "../common/abort.js";
 import * as zarr from "zarrita";
 import { type ArrayAccess, coreAccess, decodedAccess } from "./access.js";
 import { itemised, itemsOf, laneSelection } from "../metadata/data-types.js";
-import { codedError, errorCode, fromStore, naming, namingChunk } from "../common/errors.js";
+import { codedError, errorCode, fromStore, nameChunk, naming, namingChunk } from "../common/errors.js";
 import {
   answersOwned, chunkFetcher, chunkKey, chunkLocator, chunkRemote, decodeBytes, type Fetched, MISSING, pathOf, SHARD_INDEX_BYTES, shardCoordsOf, type Table,
 } from "./fetch.js";
@@ -17,7 +17,7 @@ import { type AnyStore, type Range, rangesOf, type Remote, urlOf, type WorkerFet
 import { isNode } from "../common/node.js";
 import { FLOAT16_MISSING, readByZarrita } from "../metadata/open.js";
 import {
-  boxInto, fillRuns, placeChunk, type Runs, type TileReader, type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
+  boxInto, fillRuns, placeChunk, type Runs, storedValues, type TileReader, type TypedArray, type TypedArrayCtor, typedArrayFor, unpackAll,
 } from "../kernels/place.js";
 import type { WorkerPool } from "../pool/pool.js";
 import type { Job, Output } from "../pool/protocol.js";
@@ -310,12 +310,7 @@ export async function readPlan<R extends TileReader>(
       : onThisThread(a, plan, options, Out, fill, how.whole);
   const paced = how.paced ?? limiter(concurrencyOf(options, run.concurrency));
   const placed = progress(options, plan.boxes.length);
-  const settle = async (box: Box, { key, bytes, owned, remote }: Fetched) => {
-    if (remote) await namingChunk(key, async () => (await run.place(box, { remote })) || run.fill(box));
-    else if (!bytes) await run.fill(box);
-    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true }));
-    placed();
-  };
+  const settle = settlerOf(run, placed);
   if (a.index && a.layout.shard) {
     return blamed(a, readOut(run, plan, signal, readShards(arr, a, plan, options, run, paced, how, asked || undefined, settle, placed)));
   }
@@ -338,6 +333,70 @@ export async function readPlan<R extends TileReader>(
   return blamed(a, readOut(run, plan, signal, reads));
 }
 
+/** How a read settles each chunk it fetched: placed by `run` (the fill value where it is missing), then counted (`placed`). */
+function settlerOf(run: Executor, placed: () => void) {
+  return async (box: Box, { key, bytes, owned, remote }: Fetched) => {
+    if (remote) await namingChunk(key, async () => (await run.place(box, { remote })) || run.fill(box));
+    else if (!bytes) await run.fill(box);
+    else await namingChunk(key, () => run.place(box, { bytes, owned: owned === true }));
+    placed();
+  };
+}
+
+/**
+ * Reads whole inner chunks of a sharded array on this thread, each into an output of its own:
+ * the chunks of zarrita's grid that zarr.get asks for at once (see js/zarrita/extension.ts), read
+ * as one read, as `readPlan` reads a plan's boxes (one locator; the shards they cover fetched
+ * whole, or their ranges merged; a changed shard read again). `got` takes each chunk's values as
+ * they are placed (a new output, or the fill value's). Returns the reads of the boxes' shards, in
+ * the order of each shard's first box (a shard's read fails with the first of its chunks that
+ * fails, whose own error it is), and `ended`: all settled and the read's hold on the shard
+ * indexes it used let go (an index that may not be kept is read again by the next read only
+ * once no read uses it: a chunk handed on before then could let a read that follows it use it).
+ */
+export function readWholeChunks<R extends TileReader>(
+  arr: Readable,
+  a: ArrayAccess<R>,
+  boxes: Box[],
+  options: GetOptions,
+  Out: TypedArrayCtor,
+  fill: Uint8Array,
+  how: ReadHow & { paced: Limiter },
+  got: (box: Box, values: TypedArray) => void,
+): Promise<void>[] & { ended: Promise<void> } {
+  const signal = options.signal;
+  const size = a.chunkShape.reduce((n, d) => n * d, 1);
+  const starts = Float64Array.of(0);
+  const made = () => allocate(size, Out.BYTES_PER_ELEMENT, () => new Out(size));
+  const run: Executor = {
+    concurrency: DEFAULT_CONCURRENCY,
+    holdsPlace: false,
+    place: async (box, stored) => {
+      signal?.throwIfAborted();
+      if (!("bytes" in stored)) throw codedError("INTERNAL", "a chunk to fetch in a worker, with no pool");
+      const { reader } = a.readerAt(box.coords);
+      const region = regionOf(box);
+      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
+      const bytes = unpackAll(a.stages, stored.bytes);
+      let values = allocate(size, Out.BYTES_PER_ELEMENT, () => storedValues(reader, bytes, region, Out));
+      if (!values) placeChunk(reader, a.memory, bytes, region, Out, { out: (values = made()), runLength: size, starts });
+      got(box, values);
+      return true;
+    },
+    fill: (box) => {
+      signal?.throwIfAborted();
+      const out = made();
+      fillRuns(fill, { out, runLength: size, starts });
+      got(box, out);
+    },
+    finish: () => Promise.reject(codedError("INTERNAL", "chunks read each into its own output have no one output")),
+    abort: () => {},
+  };
+  const placed = progress(options, boxes.length);
+  const plan: Plan = { axes: [], shape: [], size: 0, dims: [], boxes };
+  return readShards(arr, a, plan, options, run, how.paced, how, undefined, settlerOf(run, placed), placed);
+}
+
 /**
  * `read`, where a chunk of the wrong length is refused (CHUNK_LENGTH) with the codec that
  * refused it named (`error.codec`), as every other refusal of a codec is: the array -> bytes
@@ -349,12 +408,7 @@ export async function blamed<T, R extends TileReader>(a: ArrayAccess<R>, read: P
   try {
     return await read;
   } catch (e) {
-    const error = e as { code?: string; codec?: string; message?: string };
-    if (error?.code === "CHUNK_LENGTH" && error.codec === undefined) {
-      // (A decompressor's output is checked where it is the first bytes -> bytes codec.)
-      error.codec = (/after decompression/.test(error.message ?? "") && a.layout.codecs[0]?.name) || (a.layout.serializer?.codec.name ?? "bytes");
-    }
-    throw e;
+    throw codecBlamed(a, e);
   }
 }
 
@@ -370,46 +424,78 @@ async function readOut(run: Executor, plan: Plan, signal: AbortSignal | undefine
 }
 
 /**
- * Whether zarrita's chunk at `coords` is read by `readChunk`: one thread, the array not
- * sharded and on a regular grid that is zarrita's own, and the chunk wholly inside the array
- * (an edge chunk's rest is the fill value: `readPlan` reads those).
+ * Whether zarrita's chunks of `arr` may be read by `plainChunkReader` (those wholly inside the
+ * array: see `wholeChunk`): on one thread, the array not sharded, on a regular grid that is
+ * zarrita's own, and not read through references (whose ranges of one file the read plan merges).
  */
-export function plainChunk<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, coords: number[], options: GetOptions): boolean {
-  // (A reference store's chunks go by the read plan, whose ranges of one file are merged.)
-  if (options.pool || a.index || a.layout.edges || a.chunkShape.length !== coords.length || referencesOf(arr.store)) return false;
-  return a.chunkShape.every((n, i) => n === arr.chunks[i] && Number.isInteger(coords[i]) && coords[i] >= 0 && (coords[i] + 1) * n <= arr.shape[i]);
+export function plainChunks<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: { pool?: unknown }): boolean {
+  return !options.pool && !a.index && !a.layout.edges && a.chunkShape.length === arr.chunks.length && a.chunkShape.every((n, i) => n === arr.chunks[i]) && !referencesOf(arr.store);
+}
+
+/** Whether zarrita's chunk at `coords` is wholly inside the array (an edge chunk's rest is the fill value: `readPlan` reads those). */
+export function wholeChunk(arr: Readable, coords: number[]): boolean {
+  const chunks = arr.chunks;
+  if (coords.length !== chunks.length) return false;
+  for (let i = 0; i < chunks.length; i++) {
+    const c = coords[i];
+    if (!Number.isInteger(c) || c < 0 || (c + 1) * chunks[i] > arr.shape[i]) return false;
+  }
+  return true;
 }
 
 /**
- * One whole chunk of an array, on this thread (see `plainChunk`): its one request (through
- * `paced`), then its values decoded straight into a new output (or the fill value, where it is
- * missing). What `readPlan` does for it, without its plan, executor and progress: the per-chunk
- * cost of zarr.get over `withWasmCodecs`, where a viewer's tile is a chunk.
+ * A reader of the whole chunks of one array on this thread (see `plainChunk`), made once per
+ * array: what does not change from chunk to chunk (the fetcher, the region, the size) is made
+ * here, and a chunk costs its one request (through `paced`), a new output and its decode, with
+ * nothing wrapped around it but one catch; a missing chunk is the fill value. A refusal names
+ * the chunk's key, and for a chunk of the wrong length the codec that refused it (see `blamed`).
+ * What `readPlan` does for such a chunk, without its plan, executor and progress: zarr.get over
+ * `withWasmCodecs` reads each chunk of such arrays here, where a viewer's tile is a chunk.
  */
-export async function readChunk<R extends TileReader>(
-  arr: Readable,
-  a: ArrayAccess<R>,
-  coords: number[],
-  options: GetOptions,
-  Out: TypedArrayCtor,
-  fill: Uint8Array,
-  paced: Limiter,
-): Promise<TypedArray> {
-  const signal = options.signal;
-  signal?.throwIfAborted();
-  const { key, bytes } = await untilAborted(signal, paced(() => chunkFetcher(arr, a, options)(coords)));
-  signal?.throwIfAborted();
+export function plainChunkReader<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, Out: TypedArrayCtor, fill: Uint8Array, paced: Limiter) {
   const size = a.chunkShape.reduce((n, d) => n * d, 1);
-  const out = allocate(size, Out.BYTES_PER_ELEMENT, () => new Out(size));
-  const runs = { out, runLength: size, starts: Float64Array.of(0) };
-  if (!bytes) {
-    fillRuns(fill, runs);
-    return out;
-  }
   const region = new Uint32Array(a.chunkShape.flatMap((n) => [0, 1, n]));
-  // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-  await blamed(a, namingChunk(key, () => placeChunk(a.reader, a.memory, unpackAll(a.stages, bytes), region, Out, runs)));
-  return out;
+  const starts = Float64Array.of(0);
+  const fetchChunk = chunkFetcher(arr, a, {});
+  return async (coords: number[], signal: AbortSignal | undefined): Promise<TypedArray> => {
+    signal?.throwIfAborted();
+    const { key, bytes } = signal
+      ? await untilAborted(signal, paced(() => chunkFetcher(arr, a, { signal })(coords)))
+      : await paced(() => fetchChunk(coords));
+    signal?.throwIfAborted();
+    const made = () => allocate(size, Out.BYTES_PER_ELEMENT, () => new Out(size));
+    if (!bytes) {
+      const out = made();
+      fillRuns(fill, { out, runLength: size, starts });
+      return out;
+    }
+    try {
+      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
+      const stored = unpackAll(a.stages, bytes);
+      const values = allocate(size, Out.BYTES_PER_ELEMENT, () => storedValues(a.reader, stored, region, Out));
+      if (values) return values;
+      const out = made();
+      placeChunk(a.reader, a.memory, stored, region, Out, { out, runLength: size, starts });
+      return out;
+    } catch (e) {
+      throw chunkBlamed(a, key, e);
+    }
+  };
+}
+
+/** `e`, thrown by the decode of the chunk at `key`, named as `namingChunk` and `blamed` name it. */
+function chunkBlamed<R extends TileReader>(a: ArrayAccess<R>, key: string, e: unknown): unknown {
+  return codecBlamed(a, nameChunk(key, e));
+}
+
+/** `e`, where it is a chunk of the wrong length, with the codec that refused it named (see `blamed`). */
+export function codecBlamed<R extends TileReader>(a: ArrayAccess<R>, e: unknown): unknown {
+  const error = e as { code?: string; codec?: string; message?: string };
+  if (error?.code === "CHUNK_LENGTH" && error.codec === undefined) {
+    // (A decompressor's output is checked where it is the first bytes -> bytes codec.)
+    error.codec = (/after decompression/.test(error.message ?? "") && a.layout.codecs[0]?.name) || (a.layout.serializer?.codec.name ?? "bytes");
+  }
+  return e;
 }
 
 /** An inner chunk a read wants: its range in the shard, and how its read settles it. */
@@ -578,7 +664,7 @@ function readShards<R extends TileReader>(
   remoteRoot: { root: string | URL; init: WorkerFetchInit } | undefined,
   settle: (box: Box, fetched: Fetched) => Promise<void>,
   placed: () => void,
-): Promise<void>[] {
+): Promise<void>[] & { ended: Promise<void> } {
   const store = arr.store as AnyStore;
   const signal = options.signal;
   const coalescer = how.coalescer ?? new Coalescer(mergeLimitsOf(options.mergeRanges));
@@ -714,8 +800,8 @@ function readShards<R extends TileReader>(
   };
   const reads = [...shards.values()].map((boxes) => readShard(boxes, false));
   Promise.all(reads).catch(() => locate.abandon());
-  void Promise.allSettled(reads).then(() => locate.done());
-  return reads;
+  const ended = Promise.allSettled(reads).then(() => locate.done());
+  return Object.assign(reads, { ended });
 }
 
 /** The smallest range a shard's index names (undefined where it names none). */

@@ -30,12 +30,12 @@ export async function eachLimited<T>(items: readonly T[], n: number, work: (item
  * task each, so that a store answering at once (from memory) does not do all their work in
  * one long task.
  */
-export function limiter(n: number) {
+export function limiter(n: number, hop = true) {
   let active = 0;
   const queue: (() => void)[] = [];
   return async <T>(f: () => Promise<T>): Promise<T> => {
     if (active < n) {
-      if (active++) await nextTask();
+      if (active++ && hop) await nextTask();
     } else {
       await new Promise<void>((resolve) => queue.push(resolve));
     }

@@ -13,6 +13,9 @@ import { baseStore } from "./identity.js";
 interface Turns {
   /** The end of the last write called. */
   write: Promise<void>;
+  /** How many writes called have not ended, and how many were called. */
+  writing: number;
+  called: number;
   /** The ends of the reads under way. */
   reads: Set<Promise<void>>;
 }
@@ -24,7 +27,7 @@ function turnsOf(given: object, path: string): Turns {
   let paths = byStore.get(store);
   if (!paths) byStore.set(store, (paths = new Map()));
   let turns = paths.get(path);
-  if (!turns) paths.set(path, (turns = { write: Promise.resolve(), reads: new Set() }));
+  if (!turns) paths.set(path, (turns = { write: Promise.resolve(), writing: 0, called: 0, reads: new Set() }));
   return turns;
 }
 
@@ -34,7 +37,9 @@ const settled = (p: Promise<unknown>): Promise<void> => p.then(() => undefined, 
 export function writeInTurn<T>(store: object, path: string, work: () => Promise<T>): Promise<T> {
   const turns = turnsOf(store, path);
   const mine = Promise.all([turns.write, ...turns.reads]).then(work);
-  turns.write = settled(mine);
+  turns.writing++;
+  turns.called++;
+  turns.write = settled(mine).then(() => void turns.writing--);
   return mine;
 }
 
@@ -46,6 +51,54 @@ export function readInTurn<T>(store: object, path: string, work: () => Promise<T
   turns.reads.add(end);
   void end.then(() => turns.reads.delete(end));
   return mine;
+}
+
+/**
+ * Reads of the array at `path` of `store` asked for together taking one turn (see above): the
+ * chunks one zarr.get asks zarrita's `getChunk` for, in one loop. The reads asked for in one
+ * go (before a microtask runs, and with no write called between) are one read: it waits for the
+ * writes called before it (and starts at once, with nothing awaited, where none is under way),
+ * and a write called after it waits for all of them. Returns the function that runs a read's `work` in that turn.
+ */
+export function readsTogether(store: object, path: string) {
+  const turns = turnsOf(store, path);
+  type Together = { go: Promise<void> | undefined; after: number; pending: number; closed: boolean; end(): void };
+  let open: Together | undefined;
+  const together = (): Together => {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    turns.reads.add(ended);
+    const batch: Together = {
+      go: turns.writing ? turns.write : undefined,
+      after: turns.called,
+      pending: 0,
+      closed: false,
+      end: () => {
+        turns.reads.delete(ended);
+        end();
+      },
+    };
+    queueMicrotask(() => close(batch));
+    return batch;
+  };
+  const close = (batch: Together) => {
+    if (batch.closed) return;
+    if (open === batch) open = undefined;
+    batch.closed = true;
+    if (!batch.pending) batch.end();
+  };
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    // (A write called since the open reads were asked for: the reads after it wait for it.)
+    if (open && open.after !== turns.called) close(open);
+    const batch = (open ??= together());
+    batch.pending++;
+    const leave = () => {
+      if (!--batch.pending && batch.closed) batch.end();
+    };
+    const run = batch.go ? batch.go.then(work) : work();
+    run.then(leave, leave);
+    return run;
+  };
 }
 
 /**

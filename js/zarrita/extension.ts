@@ -3,21 +3,22 @@
 // on this package's path (exact metadata, its codecs, shard indexes kept, the pool).
 import * as zarr from "zarrita";
 import { itemised } from "../metadata/data-types.js";
-import { codedError, fromStore, naming, withFields } from "../common/errors.js";
+import { codedError, fromStore, named, naming, withFields } from "../common/errors.js";
 import { metadataText, ownRead } from "../metadata/metadata.js";
 import { checkMetadata, codecNames, open, requireRegistered, zarritaContext } from "../metadata/open.js";
 import { chunkLocator, shardCoordsOf } from "../reading/fetch.js";
 import { type AnyStore, rangesOf, type WorkerFetchInit } from "../stores/store.js";
-import { byThePackage, noteArray } from "../stores/turns.js";
-import { type TileReader, typedArrayFor } from "../kernels/place.js";
+import { byThePackage, noteArray, readsTogether } from "../stores/turns.js";
+import { type TileReader, type TypedArray, type TypedArrayCtor, typedArrayFor } from "../kernels/place.js";
+import { referencesOf } from "../stores/reference.js";
 import type { WorkerPool } from "../pool/pool.js";
 import { type ArrayAccess, coreAccess } from "../reading/access.js";
 import {
-  concurrencyOf, DEFAULT_CONCURRENCY, getNow, immutableOf, inReadTurn, type Limiter, plainChunk, readChunk, readPlan, shardIndexBytesOf,
-  wholeShards, workerFetchOf,
+  codecBlamed, concurrencyOf, DEFAULT_CONCURRENCY, getNow, immutableOf, inReadTurn, type Limiter, plainChunkReader, plainChunks, readPlan,
+  readWholeChunks, shardIndexBytesOf, wholeChunk, wholeShards, workerFetchOf,
 } from "../reading/read.js";
 import { vlenAccess } from "../reading/vlen.js";
-import { limiter, poolOf } from "../reading/schedule.js";
+import { limiter, poolOf, untilAborted } from "../reading/schedule.js";
 import { Coalescer, type MergeLimits, mergeLimitsOf } from "../stores/ranges.js";
 import { type Box, planSelection, type Plan } from "../reading/select.js";
 import { cOrderStrides } from "../common/strides.js";
@@ -136,26 +137,111 @@ async function chunkReader(arr: Readable, options: WasmCodecsOptions, paced: Lim
   const Out = typedArrayFor(a.layout.data_type)!;
   const fill = Uint8Array.from(a.layout.fill_bytes);
   const together = shardsTogether(arr, a, options, paced, coalescer);
+  // In the array's turn with its writes: a zarr.get's chunks, asked for in one loop, take one.
+  const inTurn = readsTogether(arr.store, arr.path);
+  // A whole chunk on one thread: its own short path (a viewer's tile is one); a sharded array's,
+  // with the others zarr.get asks for at once.
+  const plain = plainChunks(arr, a, options) ? plainChunkReader(arr, a, Out, fill, paced) : shardedChunks(arr, a, options, paced, coalescer, Out, fill);
+  const shape = arr.chunks.slice();
+  const stride = cOrderStrides(shape);
+  // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
+  const chunkOf = (data: TypedArray) => ({ data, shape: shape.slice(), stride: stride.slice() }) as zarr.Chunk<zarr.DataType>;
   return (coords, request, opts) => {
     const signal = request?.signal;
+    if (plain && wholeChunk(arr, coords)) {
+      const read = inTurn(() => plain(coords, signal)).then(chunkOf);
+      return signal ? naming(arr.path, () => untilAborted(signal, read), signal) : read.catch((e) => named(arr.path, e));
+    }
     const read = { ...options, signal, useSharedArrayBuffer: opts?.useSharedArrayBuffer };
-    // A whole chunk on one thread: its own short path (a viewer's tile is one).
-    const plain = plainChunk(arr, a, coords, read);
-    let plan: Plan | undefined;
+    let plan: Plan;
     try {
-      if (!plain) plan = chunkPlan(arr, a, coords);
+      plan = chunkPlan(arr, a, coords);
     } catch (e) {
       return naming(arr.path, () => Promise.reject(e));
     }
-    const shards = plan && together?.(plan, signal);
-    return naming(arr.path, () => inReadTurn(arr, read, async () => {
-      const { data } = plan
-        ? await readPlan(arr, a, plan, read, Out, fill, { paced, whole: true, coalescer, shards })
-        : { data: await readChunk(arr, a, coords, read, Out, fill, paced) };
-      // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
-      return { data, shape: arr.chunks.slice(), stride: cOrderStrides(arr.chunks) } as zarr.Chunk<zarr.DataType>;
-    }), signal);
+    const shards = together?.(plan, signal);
+    return naming(arr.path, () => untilAborted(signal, inTurn(async () => {
+      const { data } = await readPlan(arr, a, plan, read, Out, fill, { paced, whole: true, coalescer, shards });
+      return chunkOf(data);
+    })), signal);
   };
+}
+
+/**
+ * For a sharded array read on this thread, whose inner chunks are zarrita's: its whole chunks
+ * (wholly inside the array) that zarr.get asks for at once (in one task, with one signal), read
+ * as one read (see `readWholeChunks`): one locator, and the shards they cover fetched whole.
+ * Returns the function giving a chunk's values; undefined where the array is not such.
+ */
+function shardedChunks(arr: Readable, a: ArrayAccess<TileReader>, options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer, Out: TypedArrayCtor, fill: Uint8Array) {
+  const index = a.index;
+  if (options.pool || !index || a.layout.edges || referencesOf(arr.store) || a.chunkShape.length !== arr.chunks.length || !a.chunkShape.every((n, i) => n === arr.chunks[i])) {
+    return undefined;
+  }
+  type Asked = { box: Box; resolve(values: TypedArray): void; reject(e: unknown): void; values?: TypedArray; failed?: boolean };
+  const how = { paced, whole: true, coalescer, shardIndexBytes: options.shardIndexBytes, immutable: options.immutable };
+  const open = new Map<AbortSignal | undefined, Asked[]>();
+  // Reads whose chunks have all been handed on but which still hold the shard indexes they used
+  // (see `readWholeChunks`): a read asked for now, which may be the next zarr.get made once such
+  // a read's values arrived, starts once they let go (an index that may not be kept is read
+  // again), not beside them.
+  const finishing = new Set<Promise<void>>();
+  const go = (asked: Asked[], signal: AbortSignal | undefined) => {
+    if (finishing.size) return void Promise.all(finishing).then(() => go(asked, signal));
+    const placed = new Map(asked.map((x) => [x.box, x]));
+    let reads: ReturnType<typeof readWholeChunks>;
+    let settled = 0;
+    const settle = () => {
+      if (++settled === asked.length && reads) {
+        const ended = reads.ended;
+        finishing.add(ended);
+        void ended.then(() => finishing.delete(ended));
+      }
+    };
+    // Each chunk handed on as it is placed (zarr.get copies it into its output while it is warm).
+    const got = (box: Box, values: TypedArray) => {
+      const x = placed.get(box)!;
+      x.values = values;
+      x.resolve(values);
+      settle();
+    };
+    try {
+      reads = readWholeChunks(arr, a, asked.map((x) => x.box), { signal, shardIndexBytes: options.shardIndexBytes, immutable: options.immutable }, Out, fill, how, got);
+    } catch (e) {
+      return asked.forEach((x) => x.reject(e));
+    }
+    // A shard's read fails with the first of its chunks that failed (named): its chunks not
+    // placed by then fail with it.
+    const shards = new Map<string, Asked[]>();
+    for (const x of asked) {
+      const shard = String(shardCoordsOf(index.perShard, x.box.coords));
+      shards.set(shard, [...(shards.get(shard) ?? []), x]);
+    }
+    [...shards.values()].forEach((of, i) =>
+      reads[i].catch((e) => {
+        for (const x of of) {
+          if (x.values || x.failed) continue;
+          x.failed = true;
+          x.reject(codecBlamed(a, e));
+          settle();
+        }
+      }),
+    );
+  };
+  return (coords: number[], signal: AbortSignal | undefined) =>
+    new Promise<TypedArray>((resolve, reject) => {
+      let batch = open.get(signal);
+      if (!batch) {
+        const opened: Asked[] = (batch = []);
+        open.set(signal, opened);
+        queueMicrotask(() => {
+          open.delete(signal);
+          go(opened, signal);
+        });
+      }
+      const pieces = coords.map((c, i) => ({ chunk: c, first: 0, step: 1, count: a.chunkShape[i], outStart: 0 }));
+      batch.push({ box: { coords, pieces }, resolve, reject });
+    });
 }
 
 /** The part inside the array of zarrita's chunk at `coords`, as a selection; INVALID_SELECTION for coordinates that name no chunk. */
@@ -309,7 +395,7 @@ function shardsTogether(arr: Readable, a: ArrayAccess<TileReader>, options: Wasm
 export const withWasmCodecs = defineStoreExtension()((store, options: WasmCodecsOptions | undefined) => {
   const given = options ?? {};
   if (typeof given !== "object") throw codedError("INVALID_ARGUMENT", `withWasmCodecs: options must be an object, got ${typeof given}`);
-  const paced = limiter(concurrencyOf(given, DEFAULT_CONCURRENCY));
+  const paced = limiter(concurrencyOf(given, DEFAULT_CONCURRENCY), false);
   const coalescer = new Coalescer(mergeLimitsOf(given.mergeRanges));
   shardIndexBytesOf(given);
   immutableOf(given);
