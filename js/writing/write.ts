@@ -389,8 +389,18 @@ function writeStepsOf(a: Access): Promise<WriteSteps> {
 async function onThisThread(a: Access): Promise<Encoder> {
   const coder = a.reader as unknown as ChunkCoder;
   const { steps, registry } = await writeStepsOf(a);
+  // One buffer for every chunk's values, a chunk at a time: the encoders copy the values
+  // into their module's memory, so the buffer is free again once a chunk has encoded (unless
+  // the stored bytes are the values themselves). Memory written before costs several times
+  // less to write than new, and the write leaves one buffer to collect rather than one a chunk.
+  let spare: ArrayBuffer | undefined;
   return {
     concurrency: 1,
+    buffer: (n) => {
+      const found = spare && spare.byteLength >= n && spare.byteLength <= 2 * n ? spare : undefined;
+      if (found) spare = undefined;
+      return found;
+    },
     layShard: async (parts, shard, indexCodecs) => {
       // The index holds uint64 values.
       const index = indexCodecs ? new ((await loadModule(indexModuleOf(indexCodecs))).Compressor as CompressorClass)(indexCodecs, 8) : undefined;
@@ -403,7 +413,10 @@ async function onThisThread(a: Access): Promise<Encoder> {
     encode: async (input) => {
       // (A rectilinear grid's chunk with the reader of its shape.)
       const by = input.chunk ? (a.readerAt(input.chunk.coords).reader as unknown as ChunkCoder) : coder;
-      return throughRegistry(registry, await inTurn(() => encodeChunk(by, steps, input.chunk?.shape ?? a.chunkShape, input, a.layout.order)));
+      const bytes = await inTurn(() => encodeChunk(by, steps, input.chunk?.shape ?? a.chunkShape, input, a.layout.order));
+      const used = input.values.buffer;
+      if (used !== bytes.buffer && used instanceof ArrayBuffer && (!spare || used.byteLength > spare.byteLength)) spare = used;
+      return throughRegistry(registry, bytes);
     },
   };
 }
