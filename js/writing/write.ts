@@ -320,6 +320,12 @@ interface Encoder {
   encodeRow?(row: RowInput): Promise<Uint8Array[]>;
   /** How many chunks a row job holds at most. */
   perRow?: number;
+  /**
+   * How many row jobs are under way at once at least: as many as the workers take at once, so
+   * that each has its next job waiting while it encodes one (the chunks a row job holds do not
+   * count against `concurrency` here: with long rows that would leave workers idle).
+   */
+  rowsAtOnce?: number;
   /** A shard's bytes from its inner chunks' (see js/kernels/encode.ts `layShard`); `indexCodecs`: the index's bytes -> bytes codecs (JSON). */
   layShard(parts: (Uint8Array | undefined)[], shard: ShardLayout, indexCodecs?: string): Promise<Uint8Array>;
   encode(input: ChunkInput): Promise<Uint8Array>;
@@ -457,6 +463,8 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
       return throughRegistry(registry, new Uint8Array(await pool.encode(job, modules, signal)));
     },
     perRow,
+    // (ahead() is four times what the workers take at once.)
+    rowsAtOnce: Math.max(1, ahead / 4),
     encodeRow: async (row) => {
       const job: EncodeRowJob = {
         ...array,
@@ -646,7 +654,8 @@ function encodeEach(
   const rowValue = encoder.encodeRow && !a.layout.edges && !ArrayBuffer.isView(value) ? value : undefined;
   const per = rowValue ? (encoder.perRow ?? 1) : 1;
   const runs = per > 1 ? rowsOf(boxes, per) : boxes.map((b) => [b]);
-  return eachLimited(runs, Math.max(1, Math.ceil(encoder.concurrency / per)), async (run) => {
+  const atOnce = per > 1 ? Math.max(Math.ceil(encoder.concurrency / per), encoder.rowsAtOnce ?? 1) : encoder.concurrency;
+  return eachLimited(runs, Math.max(1, atOnce), async (run) => {
     signal?.throwIfAborted();
     const keys = run.map(chunk.keyOf);
     if (run.length === 1 || !rowValue) {

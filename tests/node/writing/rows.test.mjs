@@ -1,0 +1,52 @@
+// A pooled write sends its chunks to the workers in rows of chunks (one job a row): however long
+// the rows, as many row jobs are under way as the workers take at once, so that no worker waits
+// for the next row's values to be copied while the other encodes (a write of 256 chunks, in rows
+// of 16, once sent one row at a time: one worker at work).
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+
+import * as zarr from "zarrita";
+import { get, registerCodecs, set, WorkerPool } from "zarr-wasm-codecs";
+
+import { memoryStore } from "../../fixtures/written/cases.mjs";
+
+registerCodecs();
+const pool = new WorkerPool(2);
+after(() => pool.terminate());
+
+/** Counts the row jobs under way at once, through the pool's encodeRow. */
+function countRows(p) {
+  const seen = { jobs: 0, chunks: 0, most: 0 };
+  let open = 0;
+  const encodeRow = p.encodeRow;
+  p.encodeRow = async function (job, ...rest) {
+    seen.jobs++;
+    seen.chunks += job.members.length;
+    seen.most = Math.max(seen.most, ++open);
+    try {
+      return await encodeRow.call(this, job, ...rest);
+    } finally {
+      open--;
+    }
+  };
+  return seen;
+}
+
+for (const [chunks, side] of [[64, 8], [256, 16], [1024, 32]]) {
+  test(`a pooled write of ${chunks} chunks keeps two row jobs on each of the 2 workers`, async () => {
+    const seen = countRows(pool);
+    try {
+      const store = memoryStore();
+      const n = side * 16;
+      const arr = await zarr.create(zarr.root(store), { shape: [n, n], chunkShape: [16, 16], dtype: "float64", fillValue: 0, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
+      const data = Float64Array.from({ length: n * n }, (_, i) => i % 977);
+      await set(arr, null, { data, shape: [n, n], stride: [n, 1] }, { pool });
+      assert.equal(seen.chunks, chunks, "every chunk in a row job");
+      assert.ok(seen.jobs > 4, `${seen.jobs} row jobs`);
+      assert.equal(seen.most, 4, "row jobs under way at once");
+      assert.deepEqual((await get(arr)).data, data);
+    } finally {
+      delete pool.encodeRow;
+    }
+  });
+}
