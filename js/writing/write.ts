@@ -703,6 +703,8 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   // With a pool, the next shard's inner chunks start while the last of this one's encode, so
   // that the workers do not wait between shards.
   const atOnce = encoder.concurrency > 1 ? 2 : 1;
+  // The row jobs the workers take at once, shared between the shards under way.
+  const inShard = encoder.rowsAtOnce ? { ...encoder, rowsAtOnce: Math.ceil(encoder.rowsAtOnce / atOnce) } : encoder;
   await eachLimited([...shards.values()], atOnce, async ({ coords, boxes }) => {
     options.signal?.throwIfAborted();
     const key = chunkKey(layout, coords);
@@ -714,7 +716,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     const old = complete ? undefined : await namingChunk(key, async () => oldShard(a, await fromStore(path, () => arr.store.get(path, opts)), inner));
     const parts: (Uint8Array | undefined)[] = old ?? new Array(inner);
     const positions = new Map([...boxes].map(([position, box]) => [box, position]));
-    await encodeEach(a, [...boxes.values()], plan, value, encoder, options.signal, {
+    await encodeEach(a, [...boxes.values()], plan, value, inShard, options.signal, {
       keyOf: (box) => `${key} (inner chunk ${positions.get(box)!})`,
       oldOf: async (box) => {
         const stored = old?.[positions.get(box)!];

@@ -50,3 +50,23 @@ for (const [chunks, side] of [[64, 8], [256, 16], [1024, 32]]) {
     }
   });
 }
+
+test("a pooled sharded write shares the 4 row jobs between the 2 shards under way", async () => {
+  const seen = countRows(pool);
+  try {
+    const store = memoryStore();
+    const n = 256;
+    const inner = [{ name: "bytes", configuration: { endian: "little" } }];
+    const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [16, 16], codecs: inner, index_codecs: inner, index_location: "end" } }];
+    const arr = await zarr.create(zarr.root(store), { shape: [n, n], chunkShape: [64, 64], dtype: "float64", fillValue: 0, codecs });
+    const data = Float64Array.from({ length: n * n }, (_, i) => i % 991);
+    await set(arr, null, { data, shape: [n, n], stride: [n, 1] }, { pool });
+    // 16 shards of 4 x 4 inner chunks: 64 rows of 4.
+    assert.equal(seen.chunks, 256);
+    assert.equal(seen.jobs, 64);
+    assert.equal(seen.most, 4, "row jobs under way at once");
+    assert.deepEqual((await get(arr)).data, data);
+  } finally {
+    delete pool.encodeRow;
+  }
+});
