@@ -705,6 +705,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   const atOnce = encoder.concurrency > 1 ? 2 : 1;
   // The row jobs the workers take at once, shared between the shards under way.
   const inShard = encoder.rowsAtOnce ? { ...encoder, rowsAtOnce: Math.ceil(encoder.rowsAtOnce / atOnce) } : encoder;
+  const layouts: Promise<void>[] = [];
   await eachLimited([...shards.values()], atOnce, async ({ coords, boxes }) => {
     options.signal?.throwIfAborted();
     const key = chunkKey(layout, coords);
@@ -727,8 +728,12 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
         encoded();
       },
     });
-    staged.set(path, await namingChunk(key, async () => (await layLevels(encoder, parts, perShard, levels, 0))!));
+    // Laid out while the next shard's inner chunks encode: the workers do not wait for it.
+    const laid = namingChunk(key, async () => void staged.set(path, (await layLevels(encoder, parts, perShard, levels, 0))!));
+    laid.catch(() => {}); // (Handled below, once every shard is under way.)
+    layouts.push(laid);
   });
+  await Promise.all(layouts);
   return staged;
 }
 

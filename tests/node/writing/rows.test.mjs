@@ -1,7 +1,8 @@
 // A pooled write sends its chunks to the workers in rows of chunks (one job a row): however long
 // the rows, as many row jobs are under way as the workers take at once, so that no worker waits
 // for the next row's values to be copied while the other encodes (a write of 256 chunks, in rows
-// of 16, once sent one row at a time: one worker at work).
+// of 16, once sent one row at a time: one worker at work). A sharded write shares them between the
+// shards under way, and lays each shard out while the next shards' rows encode.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 
@@ -68,5 +69,41 @@ test("a pooled sharded write shares the 4 row jobs between the 2 shards under wa
     assert.deepEqual((await get(arr)).data, data);
   } finally {
     delete pool.encodeRow;
+  }
+});
+
+test("a pooled sharded write encodes the next shards' inner chunks while a shard is laid out", async () => {
+  // Every shard's layout is held back until all 64 row jobs have been sent (or, should that never
+  // happen, a while): the rows of all 16 shards must not wait for any shard's layout.
+  const sent = { rows: 0, beforeFirstLayout: undefined };
+  let release;
+  const allSent = new Promise((resolve) => (release = resolve));
+  const encodeRow = pool.encodeRow;
+  const layShard = pool.layShard;
+  pool.encodeRow = function (...args) {
+    if (++sent.rows === 64) release();
+    return encodeRow.apply(this, args);
+  };
+  pool.layShard = async function (...args) {
+    const laid = await layShard.apply(this, args);
+    let timer;
+    await Promise.race([allSent, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
+    sent.beforeFirstLayout ??= sent.rows;
+    return laid;
+  };
+  try {
+    const store = memoryStore();
+    const n = 256;
+    const inner = [{ name: "bytes", configuration: { endian: "little" } }];
+    const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [16, 16], codecs: inner, index_codecs: inner, index_location: "end" } }];
+    const arr = await zarr.create(zarr.root(store), { shape: [n, n], chunkShape: [64, 64], dtype: "float64", fillValue: 0, codecs });
+    const data = Float64Array.from({ length: n * n }, (_, i) => i % 983);
+    await set(arr, null, { data, shape: [n, n], stride: [n, 1] }, { pool });
+    assert.equal(sent.beforeFirstLayout, 64, "row jobs sent before the first shard's layout came back");
+    assert.deepEqual((await get(arr)).data, data);
+  } finally {
+    delete pool.encodeRow;
+    delete pool.layShard;
   }
 });
