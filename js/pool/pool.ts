@@ -137,7 +137,11 @@ export class WorkerPool {
   private reads = 0;
   private ended = false;
   private waiting: Waiting[] = [];
-  /** Buffers of stored bytes the workers gave back, to copy later chunks into. */
+  /**
+   * Buffers the workers gave back, to copy later chunks into, the latest last: a full list
+   * drops its oldest, so that buffers of a size no job asks for any more (a read's boxes, say,
+   * when writes follow) do not take the places of those the next jobs need.
+   */
   private spare: ArrayBuffer[] = [];
 
   /** Whether `terminate()` was called. */
@@ -523,7 +527,10 @@ export class WorkerPool {
         this.startError = undefined;
         return;
       }
-      for (const b of message.spare ?? []) if (this.spare.length < 4 * IN_FLIGHT * slots.length) this.spare.push(b);
+      for (const b of message.spare ?? []) {
+        this.spare.push(b);
+        if (this.spare.length > 4 * IN_FLIGHT * slots.length) this.spare.shift();
+      }
       if (message.op === "spare") return;
       const pending = slot.pending.get(message.job);
       if (!pending) return;
@@ -543,7 +550,8 @@ export class WorkerPool {
       // An idle pool keeps no more than SPARE_BYTES of given-back buffers.
       if (!this.waiting.length && slots.every((s) => s.pending.size === 0)) {
         let kept = 0;
-        this.spare = this.spare.filter((b) => (kept += b.byteLength) <= SPARE_BYTES);
+        // (The latest first.)
+        this.spare = this.spare.reverse().filter((b) => (kept += b.byteLength) <= SPARE_BYTES).reverse();
       }
     };
     // A worker that dies takes its jobs with it; a new one takes its place. One that dies

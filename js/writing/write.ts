@@ -320,6 +320,12 @@ interface Encoder {
   encodeRow?(row: RowInput): Promise<Uint8Array[]>;
   /** How many chunks a row job holds at most. */
   perRow?: number;
+  /**
+   * How many row jobs are under way at once at least: as many as the workers take at once, so
+   * that each has its next job waiting while it encodes one (the chunks a row job holds do not
+   * count against `concurrency` here: with long rows that would leave workers idle).
+   */
+  rowsAtOnce?: number;
   /** A shard's bytes from its inner chunks' (see js/kernels/encode.ts `layShard`); `indexCodecs`: the index's bytes -> bytes codecs (JSON). */
   layShard(parts: (Uint8Array | undefined)[], shard: ShardLayout, indexCodecs?: string): Promise<Uint8Array>;
   encode(input: ChunkInput): Promise<Uint8Array>;
@@ -389,8 +395,18 @@ function writeStepsOf(a: Access): Promise<WriteSteps> {
 async function onThisThread(a: Access): Promise<Encoder> {
   const coder = a.reader as unknown as ChunkCoder;
   const { steps, registry } = await writeStepsOf(a);
+  // One buffer for every chunk's values, a chunk at a time: the encoders copy the values
+  // into their module's memory, so the buffer is free again once a chunk has encoded (unless
+  // the stored bytes are the values themselves). Memory written before costs several times
+  // less to write than new, and the write leaves one buffer to collect rather than one a chunk.
+  let spare: ArrayBuffer | undefined;
   return {
     concurrency: 1,
+    buffer: (n) => {
+      const found = spare && spare.byteLength >= n && spare.byteLength <= 2 * n ? spare : undefined;
+      if (found) spare = undefined;
+      return found;
+    },
     layShard: async (parts, shard, indexCodecs) => {
       // The index holds uint64 values.
       const index = indexCodecs ? new ((await loadModule(indexModuleOf(indexCodecs))).Compressor as CompressorClass)(indexCodecs, 8) : undefined;
@@ -403,7 +419,10 @@ async function onThisThread(a: Access): Promise<Encoder> {
     encode: async (input) => {
       // (A rectilinear grid's chunk with the reader of its shape.)
       const by = input.chunk ? (a.readerAt(input.chunk.coords).reader as unknown as ChunkCoder) : coder;
-      return throughRegistry(registry, await inTurn(() => encodeChunk(by, steps, input.chunk?.shape ?? a.chunkShape, input, a.layout.order)));
+      const bytes = await inTurn(() => encodeChunk(by, steps, input.chunk?.shape ?? a.chunkShape, input, a.layout.order));
+      const used = input.values.buffer;
+      if (used !== bytes.buffer && used instanceof ArrayBuffer && (!spare || used.byteLength > spare.byteLength)) spare = used;
+      return throughRegistry(registry, bytes);
     },
   };
 }
@@ -444,6 +463,8 @@ async function inPool(pool: WorkerPool, a: Access, boxes: number, signal?: Abort
       return throughRegistry(registry, new Uint8Array(await pool.encode(job, modules, signal)));
     },
     perRow,
+    // (ahead() is four times what the workers take at once.)
+    rowsAtOnce: Math.max(1, ahead / 4),
     encodeRow: async (row) => {
       const job: EncodeRowJob = {
         ...array,
@@ -633,7 +654,8 @@ function encodeEach(
   const rowValue = encoder.encodeRow && !a.layout.edges && !ArrayBuffer.isView(value) ? value : undefined;
   const per = rowValue ? (encoder.perRow ?? 1) : 1;
   const runs = per > 1 ? rowsOf(boxes, per) : boxes.map((b) => [b]);
-  return eachLimited(runs, Math.max(1, Math.ceil(encoder.concurrency / per)), async (run) => {
+  const atOnce = per > 1 ? Math.max(Math.ceil(encoder.concurrency / per), encoder.rowsAtOnce ?? 1) : encoder.concurrency;
+  return eachLimited(runs, Math.max(1, atOnce), async (run) => {
     signal?.throwIfAborted();
     const keys = run.map(chunk.keyOf);
     if (run.length === 1 || !rowValue) {
@@ -681,6 +703,9 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
   // With a pool, the next shard's inner chunks start while the last of this one's encode, so
   // that the workers do not wait between shards.
   const atOnce = encoder.concurrency > 1 ? 2 : 1;
+  // The row jobs the workers take at once, shared between the shards under way.
+  const inShard = encoder.rowsAtOnce ? { ...encoder, rowsAtOnce: Math.ceil(encoder.rowsAtOnce / atOnce) } : encoder;
+  const layouts: Promise<void>[] = [];
   await eachLimited([...shards.values()], atOnce, async ({ coords, boxes }) => {
     options.signal?.throwIfAborted();
     const key = chunkKey(layout, coords);
@@ -692,7 +717,7 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
     const old = complete ? undefined : await namingChunk(key, async () => oldShard(a, await fromStore(path, () => arr.store.get(path, opts)), inner));
     const parts: (Uint8Array | undefined)[] = old ?? new Array(inner);
     const positions = new Map([...boxes].map(([position, box]) => [box, position]));
-    await encodeEach(a, [...boxes.values()], plan, value, encoder, options.signal, {
+    await encodeEach(a, [...boxes.values()], plan, value, inShard, options.signal, {
       keyOf: (box) => `${key} (inner chunk ${positions.get(box)!})`,
       oldOf: async (box) => {
         const stored = old?.[positions.get(box)!];
@@ -703,8 +728,12 @@ async function encodeShards(arr: Writable, a: Access, plan: Plan, value: ChunkVa
         encoded();
       },
     });
-    staged.set(path, await namingChunk(key, async () => (await layLevels(encoder, parts, perShard, levels, 0))!));
+    // Laid out while the next shard's inner chunks encode: the workers do not wait for it.
+    const laid = namingChunk(key, async () => void staged.set(path, (await layLevels(encoder, parts, perShard, levels, 0))!));
+    laid.catch(() => {}); // (Handled below, once every shard is under way.)
+    layouts.push(laid);
   });
+  await Promise.all(layouts);
   return staged;
 }
 
