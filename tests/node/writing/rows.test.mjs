@@ -52,16 +52,21 @@ for (const [chunks, side] of [[64, 8], [256, 16], [1024, 32]]) {
   });
 }
 
+/** A pooled write of a 256^2 float64 array in 64^2 shards of 16^2 inner chunks (values i % `m`). */
+async function shardedWrite(m) {
+  const n = 256;
+  const inner = [{ name: "bytes", configuration: { endian: "little" } }];
+  const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [16, 16], codecs: inner, index_codecs: inner, index_location: "end" } }];
+  const arr = await zarr.create(zarr.root(memoryStore()), { shape: [n, n], chunkShape: [64, 64], dtype: "float64", fillValue: 0, codecs });
+  const data = Float64Array.from({ length: n * n }, (_, i) => i % m);
+  await set(arr, null, { data, shape: [n, n], stride: [n, 1] }, { pool });
+  return { arr, data };
+}
+
 test("a pooled sharded write shares the 4 row jobs between the 2 shards under way", async () => {
   const seen = countRows(pool);
   try {
-    const store = memoryStore();
-    const n = 256;
-    const inner = [{ name: "bytes", configuration: { endian: "little" } }];
-    const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [16, 16], codecs: inner, index_codecs: inner, index_location: "end" } }];
-    const arr = await zarr.create(zarr.root(store), { shape: [n, n], chunkShape: [64, 64], dtype: "float64", fillValue: 0, codecs });
-    const data = Float64Array.from({ length: n * n }, (_, i) => i % 991);
-    await set(arr, null, { data, shape: [n, n], stride: [n, 1] }, { pool });
+    const { arr, data } = await shardedWrite(991);
     // 16 shards of 4 x 4 inner chunks: 64 rows of 4.
     assert.equal(seen.chunks, 256);
     assert.equal(seen.jobs, 64);
@@ -93,13 +98,7 @@ test("a pooled sharded write encodes the next shards' inner chunks while a shard
     return laid;
   };
   try {
-    const store = memoryStore();
-    const n = 256;
-    const inner = [{ name: "bytes", configuration: { endian: "little" } }];
-    const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [16, 16], codecs: inner, index_codecs: inner, index_location: "end" } }];
-    const arr = await zarr.create(zarr.root(store), { shape: [n, n], chunkShape: [64, 64], dtype: "float64", fillValue: 0, codecs });
-    const data = Float64Array.from({ length: n * n }, (_, i) => i % 983);
-    await set(arr, null, { data, shape: [n, n], stride: [n, 1] }, { pool });
+    const { arr, data } = await shardedWrite(983);
     assert.equal(sent.beforeFirstLayout, 64, "row jobs sent before the first shard's layout came back");
     assert.deepEqual((await get(arr)).data, data);
   } finally {
