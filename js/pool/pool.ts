@@ -9,6 +9,7 @@
 import { codedError } from "../common/errors.js";
 import { onAbort } from "../common/abort.js";
 import { builtin, isNode } from "../common/node.js";
+import { serves } from "../common/spare.js";
 import { fillsItsBuffer, typedArrayNamed } from "../kernels/place.js";
 import type { Range, Remote } from "../stores/store.js";
 import {
@@ -490,7 +491,7 @@ export class WorkerPool {
    * kept for a job that needs it), taken from the spares; undefined when there is none.
    */
   private takeSpare(n: number): ArrayBuffer | undefined {
-    const at = this.spare.findIndex((b) => b.byteLength >= n && b.byteLength <= 2 * n);
+    const at = this.spare.findIndex((b) => serves(b, n));
     return at < 0 ? undefined : this.spare.splice(at, 1)[0];
   }
 

@@ -348,11 +348,10 @@ function settlerOf(run: Executor, placed: () => void) {
  * the chunks of zarrita's grid that zarr.get asks for at once (see js/zarrita/extension.ts), read
  * as one read, as `readPlan` reads a plan's boxes (one locator; the shards they cover fetched
  * whole, or their ranges merged; a changed shard read again). `got` takes each chunk's values as
- * they are placed (a new output, or the fill value's). Returns the reads of the boxes' shards, in
- * the order of each shard's first box (a shard's read fails with the first of its chunks that
- * fails, whose own error it is), and `ended`: all settled and the read's hold on the shard
- * indexes it used let go (an index that may not be kept is read again by the next read only
- * once no read uses it: a chunk handed on before then could let a read that follows it use it).
+ * they are placed (a new output, or the fill value's). Returns the reads of the boxes' shards
+ * (see `ShardReads`): a shard's read fails with the first of its chunks that fails, whose own
+ * error it is; `ended` also waits for the read's hold on the shard indexes it used to be let go (an
+ * index that may not be kept is read again by the next read only once no read uses it).
  */
 export function readWholeChunks<R extends TileReader>(
   arr: Readable,
@@ -363,31 +362,21 @@ export function readWholeChunks<R extends TileReader>(
   fill: Uint8Array,
   how: ReadHow & { paced: Limiter },
   got: (box: Box, values: TypedArray) => void,
-): Promise<void>[] & { ended: Promise<void> } {
+): ShardReads {
   const signal = options.signal;
-  const size = a.chunkShape.reduce((n, d) => n * d, 1);
-  const starts = Float64Array.of(0);
-  const made = () => allocate(size, Out.BYTES_PER_ELEMENT, () => new Out(size));
+  const outputs = ownOutputs(a, Out, fill);
   const run: Executor = {
     concurrency: DEFAULT_CONCURRENCY,
     holdsPlace: false,
     place: async (box, stored) => {
       signal?.throwIfAborted();
       if (!("bytes" in stored)) throw codedError("INTERNAL", "a chunk to fetch in a worker, with no pool");
-      const { reader } = a.readerAt(box.coords);
-      const region = regionOf(box);
-      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-      const bytes = unpackAll(a.stages, stored.bytes);
-      let values = allocate(size, Out.BYTES_PER_ELEMENT, () => storedValues(reader, bytes, region, Out));
-      if (!values) placeChunk(reader, a.memory, bytes, region, Out, { out: (values = made()), runLength: size, starts });
-      got(box, values);
+      got(box, outputs.decoded(a.readerAt(box.coords).reader, stored.bytes, regionOf(box)));
       return true;
     },
     fill: (box) => {
       signal?.throwIfAborted();
-      const out = made();
-      fillRuns(fill, { out, runLength: size, starts });
-      got(box, out);
+      got(box, outputs.filled());
     },
     finish: () => Promise.reject(codedError("INTERNAL", "chunks read each into its own output have no one output")),
     abort: () => {},
@@ -395,6 +384,41 @@ export function readWholeChunks<R extends TileReader>(
   const placed = progress(options, boxes.length);
   const plan: Plan = { axes: [], shape: [], size: 0, dims: [], boxes };
   return readShards(arr, a, plan, options, run, how.paced, how, undefined, settlerOf(run, placed), placed);
+}
+
+/**
+ * The reads of a sharded array's shards (`readShards`), one for each shard, in the order of each
+ * shard's first box; `boxes`: each shard's boxes, in the same order; `ended`: all settled, and the
+ * shard indexes they used let go.
+ */
+type ShardReads = Promise<void>[] & { ended: Promise<void>; boxes: Box[][] };
+
+/**
+ * Whole chunks of an array, each in an output of its own (see `plainChunkReader` and
+ * `readWholeChunks`): `filled()`, the fill value's; `decoded(reader, bytes, region)`, a chunk's
+ * stored bytes decoded (its bytes -> bytes codecs undone, then its values placed, or where they
+ * are its stored bytes copied out of wasm memory once, with nothing awaited between: the view is
+ * of wasm memory).
+ */
+function ownOutputs<R extends TileReader>(a: ArrayAccess<R>, Out: TypedArrayCtor, fill: Uint8Array) {
+  const size = a.chunkShape.reduce((n, d) => n * d, 1);
+  const starts = Float64Array.of(0);
+  const made = () => allocate(size, Out.BYTES_PER_ELEMENT, () => new Out(size));
+  return {
+    filled(): TypedArray {
+      const out = made();
+      fillRuns(fill, { out, runLength: size, starts });
+      return out;
+    },
+    decoded(reader: TileReader, bytes: Uint8Array, region: Uint32Array): TypedArray {
+      const stored = unpackAll(a.stages, bytes);
+      const values = allocate(size, Out.BYTES_PER_ELEMENT, () => storedValues(reader, stored, region, Out));
+      if (values) return values;
+      const out = made();
+      placeChunk(reader, a.memory, stored, region, Out, { out, runLength: size, starts });
+      return out;
+    },
+  };
 }
 
 /**
@@ -424,12 +448,13 @@ async function readOut(run: Executor, plan: Plan, signal: AbortSignal | undefine
 }
 
 /**
- * Whether zarrita's chunks of `arr` may be read by `plainChunkReader` (those wholly inside the
- * array: see `wholeChunk`): on one thread, the array not sharded, on a regular grid that is
- * zarrita's own, and not read through references (whose ranges of one file the read plan merges).
+ * Whether zarrita's whole chunks of `arr` (see `wholeChunk`) may be read each into an output of
+ * its own, by `plainChunkReader` (or, for a sharded array, `readWholeChunks`): on one thread, on a
+ * regular grid that is zarrita's own, and not read through references (whose ranges of one file
+ * the read plan merges).
  */
-export function plainChunks<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: { pool?: unknown }): boolean {
-  return !options.pool && !a.index && !a.layout.edges && a.chunkShape.length === arr.chunks.length && a.chunkShape.every((n, i) => n === arr.chunks[i]) && !referencesOf(arr.store);
+export function onZarritasGrid<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, options: { pool?: unknown }): boolean {
+  return !options.pool && !a.layout.edges && a.chunkShape.length === arr.chunks.length && a.chunkShape.every((n, i) => n === arr.chunks[i]) && !referencesOf(arr.store);
 }
 
 /** Whether zarrita's chunk at `coords` is wholly inside the array (an edge chunk's rest is the fill value: `readPlan` reads those). */
@@ -444,18 +469,17 @@ export function wholeChunk(arr: Readable, coords: number[]): boolean {
 }
 
 /**
- * A reader of the whole chunks of one array on this thread (see `plainChunk`), made once per
- * array: what does not change from chunk to chunk (the fetcher, the region, the size) is made
- * here, and a chunk costs its one request (through `paced`), a new output and its decode, with
- * nothing wrapped around it but one catch; a missing chunk is the fill value. A refusal names
+ * A reader of the whole chunks of one unsharded array on this thread (see `onZarritasGrid`), made
+ * once per array: what does not change from chunk to chunk (the fetcher, the region, the size) is
+ * made here, and a chunk costs its one request (through `paced`), a new output and its decode,
+ * with nothing wrapped around it but one catch; a missing chunk is the fill value. A refusal names
  * the chunk's key, and for a chunk of the wrong length the codec that refused it (see `blamed`).
  * What `readPlan` does for such a chunk, without its plan, executor and progress: zarr.get over
  * `withWasmCodecs` reads each chunk of such arrays here, where a viewer's tile is a chunk.
  */
 export function plainChunkReader<R extends TileReader>(arr: Readable, a: ArrayAccess<R>, Out: TypedArrayCtor, fill: Uint8Array, paced: Limiter) {
-  const size = a.chunkShape.reduce((n, d) => n * d, 1);
   const region = new Uint32Array(a.chunkShape.flatMap((n) => [0, 1, n]));
-  const starts = Float64Array.of(0);
+  const outputs = ownOutputs(a, Out, fill);
   const fetchChunk = chunkFetcher(arr, a, {});
   return async (coords: number[], signal: AbortSignal | undefined): Promise<TypedArray> => {
     signal?.throwIfAborted();
@@ -463,20 +487,9 @@ export function plainChunkReader<R extends TileReader>(arr: Readable, a: ArrayAc
       ? await untilAborted(signal, paced(() => chunkFetcher(arr, a, { signal })(coords)))
       : await paced(() => fetchChunk(coords));
     signal?.throwIfAborted();
-    const made = () => allocate(size, Out.BYTES_PER_ELEMENT, () => new Out(size));
-    if (!bytes) {
-      const out = made();
-      fillRuns(fill, { out, runLength: size, starts });
-      return out;
-    }
+    if (!bytes) return outputs.filled();
     try {
-      // Unpacked and placed with nothing awaited between: the view is of wasm memory.
-      const stored = unpackAll(a.stages, bytes);
-      const values = allocate(size, Out.BYTES_PER_ELEMENT, () => storedValues(a.reader, stored, region, Out));
-      if (values) return values;
-      const out = made();
-      placeChunk(a.reader, a.memory, stored, region, Out, { out, runLength: size, starts });
-      return out;
+      return outputs.decoded(a.reader, bytes, region);
     } catch (e) {
       throw chunkBlamed(a, key, e);
     }
@@ -664,7 +677,7 @@ function readShards<R extends TileReader>(
   remoteRoot: { root: string | URL; init: WorkerFetchInit } | undefined,
   settle: (box: Box, fetched: Fetched) => Promise<void>,
   placed: () => void,
-): Promise<void>[] & { ended: Promise<void> } {
+): ShardReads {
   const store = arr.store as AnyStore;
   const signal = options.signal;
   const coalescer = how.coalescer ?? new Coalescer(mergeLimitsOf(options.mergeRanges));
@@ -801,7 +814,7 @@ function readShards<R extends TileReader>(
   const reads = [...shards.values()].map((boxes) => readShard(boxes, false));
   Promise.all(reads).catch(() => locate.abandon());
   const ended = Promise.allSettled(reads).then(() => locate.done());
-  return Object.assign(reads, { ended });
+  return Object.assign(reads, { ended, boxes: [...shards.values()] });
 }
 
 /** The smallest range a shard's index names (undefined where it names none). */

@@ -23,6 +23,7 @@ import { CODEC_NAMES, isOurs } from "../common/registry.js";
 import { eachLimited, inTurn, poolOf, progress, untilAborted } from "../reading/schedule.js";
 import { type Axis, type Box, planSelection, type Plan, regionOf, type Selection } from "../reading/select.js";
 import { cOrderStrides } from "../common/strides.js";
+import { serves } from "../common/spare.js";
 import { writeInTurn } from "../stores/turns.js";
 
 type Writable = zarr.Array<zarr.DataType, zarr.Mutable>;
@@ -403,7 +404,7 @@ async function onThisThread(a: Access): Promise<Encoder> {
   return {
     concurrency: 1,
     buffer: (n) => {
-      const found = spare && spare.byteLength >= n && spare.byteLength <= 2 * n ? spare : undefined;
+      const found = spare && serves(spare, n) ? spare : undefined;
       if (found) spare = undefined;
       return found;
     },

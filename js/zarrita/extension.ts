@@ -10,11 +10,10 @@ import { chunkLocator, shardCoordsOf } from "../reading/fetch.js";
 import { type AnyStore, rangesOf, type WorkerFetchInit } from "../stores/store.js";
 import { byThePackage, noteArray, readsTogether } from "../stores/turns.js";
 import { type TileReader, type TypedArray, type TypedArrayCtor, typedArrayFor } from "../kernels/place.js";
-import { referencesOf } from "../stores/reference.js";
 import type { WorkerPool } from "../pool/pool.js";
 import { type ArrayAccess, coreAccess } from "../reading/access.js";
 import {
-  codecBlamed, concurrencyOf, DEFAULT_CONCURRENCY, getNow, immutableOf, inReadTurn, type Limiter, plainChunkReader, plainChunks, readPlan,
+  codecBlamed, concurrencyOf, DEFAULT_CONCURRENCY, getNow, immutableOf, inReadTurn, type Limiter, onZarritasGrid, plainChunkReader, readPlan,
   readWholeChunks, shardIndexBytesOf, wholeChunk, wholeShards, workerFetchOf,
 } from "../reading/read.js";
 import { vlenAccess } from "../reading/vlen.js";
@@ -141,7 +140,11 @@ async function chunkReader(arr: Readable, options: WasmCodecsOptions, paced: Lim
   const inTurn = readsTogether(arr.store, arr.path);
   // A whole chunk on one thread: its own short path (a viewer's tile is one); a sharded array's,
   // with the others zarr.get asks for at once.
-  const plain = plainChunks(arr, a, options) ? plainChunkReader(arr, a, Out, fill, paced) : shardedChunks(arr, a, options, paced, coalescer, Out, fill);
+  const plain = !onZarritasGrid(arr, a, options)
+    ? undefined
+    : a.index
+      ? shardedChunks(arr, a, options, paced, coalescer, Out, fill)
+      : plainChunkReader(arr, a, Out, fill, paced);
   const shape = arr.chunks.slice();
   const stride = cOrderStrides(shape);
   // (The data is the array's typed array, which zarrita's Chunk type names by data type.)
@@ -168,18 +171,14 @@ async function chunkReader(arr: Readable, options: WasmCodecsOptions, paced: Lim
 }
 
 /**
- * For a sharded array read on this thread, whose inner chunks are zarrita's: its whole chunks
- * (wholly inside the array) that zarr.get asks for at once (in one task, with one signal), read
- * as one read (see `readWholeChunks`): one locator, and the shards they cover fetched whole.
- * Returns the function giving a chunk's values; undefined where the array is not such.
+ * For a sharded array read on this thread, whose inner chunks are zarrita's (see
+ * `onZarritasGrid`): its whole chunks (wholly inside the array) that zarr.get asks for at once
+ * (in one task, with one signal), read as one read (see `readWholeChunks`): one locator, and the
+ * shards they cover fetched whole. Returns the function giving a chunk's values.
  */
 function shardedChunks(arr: Readable, a: ArrayAccess<TileReader>, options: WasmCodecsOptions, paced: Limiter, coalescer: Coalescer, Out: TypedArrayCtor, fill: Uint8Array) {
-  const index = a.index;
-  if (options.pool || !index || a.layout.edges || referencesOf(arr.store) || a.chunkShape.length !== arr.chunks.length || !a.chunkShape.every((n, i) => n === arr.chunks[i])) {
-    return undefined;
-  }
   type Asked = { box: Box; resolve(values: TypedArray): void; reject(e: unknown): void; values?: TypedArray; failed?: boolean };
-  const how = { paced, whole: true, coalescer, shardIndexBytes: options.shardIndexBytes, immutable: options.immutable };
+  const how = { paced, whole: true, coalescer };
   const open = new Map<AbortSignal | undefined, Asked[]>();
   // Reads whose chunks have all been handed on but which still hold the shard indexes they used
   // (see `readWholeChunks`): a read asked for now, which may be the next zarr.get made once such
@@ -212,14 +211,9 @@ function shardedChunks(arr: Readable, a: ArrayAccess<TileReader>, options: WasmC
     }
     // A shard's read fails with the first of its chunks that failed (named): its chunks not
     // placed by then fail with it.
-    const shards = new Map<string, Asked[]>();
-    for (const x of asked) {
-      const shard = String(shardCoordsOf(index.perShard, x.box.coords));
-      shards.set(shard, [...(shards.get(shard) ?? []), x]);
-    }
-    [...shards.values()].forEach((of, i) =>
-      reads[i].catch((e) => {
-        for (const x of of) {
+    reads.forEach((read, i) =>
+      read.catch((e) => {
+        for (const x of reads.boxes[i].map((box) => placed.get(box)!)) {
           if (x.values || x.failed) continue;
           x.failed = true;
           x.reject(codecBlamed(a, e));

@@ -18,6 +18,7 @@ import { initSync as initZfp, ZfpCodec } from "../../wasm/zarr_wasm_codecs_zfp.j
 import { initSync as initGrib, GribCodec } from "../../wasm/zarr_wasm_codecs_grib.js";
 import type { EncodeModule, ModuleName, StepModule } from "../../modules.js";
 import { builtin, isNode } from "../../common/node.js";
+import { serves } from "../../common/spare.js";
 import {
   boxInto, boxRunsOf, type Decompressor as DecompressorLike, fillRuns, fillsItsBuffer, isBytesStage, placeChunk, type Runs, stageOf,
   type TileReader, type TypedArray, typedArrayNamed, unpackAll,
@@ -185,7 +186,7 @@ function encode(job: EncodeMessage): ArrayBuffer {
  */
 let memberSpare: ArrayBuffer | undefined;
 function memberBuffer(n: number): ArrayBuffer {
-  const found = memberSpare && memberSpare.byteLength >= n && memberSpare.byteLength <= 2 * n ? memberSpare : new ArrayBuffer(n);
+  const found = memberSpare && serves(memberSpare, n) ? memberSpare : new ArrayBuffer(n);
   memberSpare = undefined;
   return found;
 }
